@@ -1,0 +1,329 @@
+"""Smoothing primitives in JAX (catalogue section 1, seed 004).
+
+Seed 004 is Su Jianlin, "On Function Smoothing" (2019): ``logsumexp`` is the
+smooth maximum, ``softmax`` the smooth one-hot of the arg-max, ``soft_argmax``
+the smooth arg-max index, and ``soft_topk`` the seed's recursive smooth
+top-k indicator ("soft-k-max").
+
+Conventions shared by every function here:
+
+* ``x`` is a floating-point ``jax.Array`` (or numpy array) with at least one
+  dimension; the LAST axis is the class axis and all leading axes are batch
+  axes. The functions are pure and work under ``jax.jit``, ``jax.vmap`` and
+  ``jax.grad``; ``soft_topk`` needs ``static_argnames=("topk",)`` under jit.
+* ``k > 0`` is the sharpness (inverse temperature): a Python number, a numpy
+  scalar or a 0-d array. Its value is validated only when it is concrete (a
+  Python or numpy number, or a jax array outside any trace); a traced ``k``
+  (e.g. an argument of a jitted function) is not checked.
+* float16 and bfloat16 are computed internally in float32; the result is cast
+  back, so the output dtype is always the input dtype. ``k`` is converted to
+  the compute dtype (so a numpy float64 ``k`` does not promote the result).
+* Masking: an entry ``x_i = -inf`` contributes nothing (``softmax`` is 0
+  there, and so is every gradient there). A row that is entirely ``-inf``
+  gives ``logsumexp = -inf``, ``softmax = 0`` and ``soft_argmax = 0``, each
+  with a gradient of exactly 0 (``jax.nn.logsumexp`` gives NaN there).
+* ``+inf`` and NaN inputs are outside the domain.
+
+Stability. With ``m = max_i x_i`` the identities
+
+    logsumexp(x, k) = m + (1/k) log sum_i exp(k (x_i - m))
+    softmax(x, k)_i = exp(k (x_i - m)) / sum_j exp(k (x_j - m))
+
+hold for ANY constant ``m``, so their derivative with respect to ``m`` is
+zero and ``m`` may go through ``jax.lax.stop_gradient``: the gradient stays
+exact. The exponents ``z_i = k (x_i - m)`` are <= 0, so nothing overflows;
+``k x`` is never formed (it overflows for large ``k`` or ``|x|``). ``x - m``
+itself can overflow (``x = -3e38``, ``m = 3e38`` in float32), so it is formed
+as ``x/2 - m/2`` and multiplied by ``2k`` (halving only changes the
+exponent; for subnormal numbers its rounding is far below that of the
+result). A non-finite row maximum (an all ``-inf`` row) is replaced by 0 and
+the result selected afterwards, and ``-inf`` entries get the exponent
+``-inf`` through a second ``where`` ("double where"), so that no ``inf * 0``
+reaches the derivatives.
+
+Range of ``k``: ``k`` is rounded to the compute dtype. Below the smallest
+normal number of that dtype (1.2e-38 in float32, 2.2e-308 in float64) the
+results lose accuracy (XLA flushes subnormal numbers to zero on CPU and GPU,
+so there ``k`` acts as 0), and the gradient of ``logsumexp`` overflows once
+``1/k`` does. XLA's flush-to-zero also means that subnormal outputs (e.g. a
+softmax entry of 1e-40 in float32) come out as 0.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["logsumexp", "softmax", "soft_argmax", "soft_topk"]
+
+
+def _check_x(x):
+    """Validate ``x``; return it as a jax array in the dtype to compute in."""
+    if not isinstance(x, (jax.Array, np.ndarray)):
+        raise ValueError(f"x must be a jax or numpy array, got {type(x).__name__}")
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        raise ValueError(f"x must be a floating-point array, got dtype {x.dtype}")
+    if x.ndim == 0:
+        raise ValueError("x must have at least one dimension (the class axis is the last one)")
+    if x.shape[-1] == 0:
+        raise ValueError("x must have a non-empty last (class) axis")
+    x = jnp.asarray(x)
+    if x.dtype in (jnp.float16, jnp.bfloat16):
+        return x, x.astype(jnp.float32)
+    return x, x
+
+
+def _check_k(k, dtype):
+    """Validate ``k`` when its value is concrete; return it as a 0-d array of ``dtype``."""
+    if isinstance(k, bool) or not isinstance(k, (numbers.Real, np.ndarray, np.generic, jax.Array)):
+        raise ValueError(f"k must be > 0 and a real number, got {type(k).__name__}")
+    if np.ndim(k) != 0:
+        raise ValueError(f"k must be a scalar, got shape {np.shape(k)}")
+    if isinstance(k, (np.ndarray, np.generic, jax.Array)) and not (
+        jnp.issubdtype(k.dtype, jnp.floating) or jnp.issubdtype(k.dtype, jnp.integer)
+    ):
+        raise ValueError(f"k must be > 0 and a real number, got dtype {k.dtype}")
+    if not isinstance(k, jax.core.Tracer):  # concrete: validate the value
+        value = float(k)
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"k must be > 0 and finite, got {value!r}")
+    return jnp.asarray(k, dtype=dtype)
+
+
+def _check_topk(topk, n: int) -> int:
+    if isinstance(topk, bool) or not isinstance(topk, numbers.Integral):
+        raise ValueError(f"topk must be a (static) Python int, got {type(topk).__name__}")
+    topk = int(topk)
+    if not 1 <= topk <= n:
+        raise ValueError(f"topk must satisfy 1 <= topk <= {n} (size of the last axis), got {topk}")
+    return topk
+
+
+def _exponents(x, k):
+    """Return ``z = k (x - m)`` (<= 0), the safe row max ``m`` and its finiteness.
+
+    ``m`` is the row maximum under ``stop_gradient``, replaced by 0 where it
+    is not finite (all ``-inf`` rows), all with ``keepdims=True``.
+    """
+    m = jax.lax.stop_gradient(jnp.max(x, axis=-1, keepdims=True))
+    finite = jnp.isfinite(m)
+    m = jnp.where(finite, m, jnp.zeros_like(m))
+    # x/2 - m/2 never overflows, unlike x - m; (2k)(x/2 - m/2) == k(x - m).
+    half_diff = x * 0.5 - m * 0.5
+    masked = half_diff == -jnp.inf
+    # double where: masked entries get exponent -inf without -inf ever being
+    # multiplied by k (whose derivative would give 0 * inf = NaN w.r.t. k)
+    z = jnp.where(masked, -jnp.inf, jnp.where(masked, 0.0, half_diff) * (2 * k))
+    return z, m, finite
+
+
+def _softmax(x, k):
+    z, _, finite = _exponents(x, k)
+    e = jnp.exp(z)
+    s = jnp.sum(e, axis=-1, keepdims=True)
+    # s >= 1 on rows with a finite maximum; an all -inf row has s = 0 and e = 0
+    return e / jnp.where(finite, s, jnp.ones_like(s))
+
+
+def logsumexp(x, k=1.0):
+    """Smooth maximum ``(1/k) log sum_i exp(k x_i)`` over the last axis.
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019). ``max(x) <= logsumexp(x, k) <= max(x) + log(n)/k`` and it tends to
+    ``max(x)`` as ``k -> inf``; its gradient is ``softmax(x, k)``.
+
+    Args:
+        x: floating array of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64 (``jax.Array`` or numpy array).
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d array). Validated only when concrete: a traced ``k`` (under
+            ``jax.jit``) is not checked.
+
+    Returns:
+        Array of shape ``x.shape[:-1]`` and dtype ``x.dtype``.
+
+    Masking: entries ``-inf`` contribute nothing; an all ``-inf`` row gives
+    ``-inf`` with a zero (not NaN) gradient.
+
+    Stability: with the row maximum ``m`` under ``stop_gradient`` the value
+    is computed as ``m + log1p(s') / k``, where
+    ``s' = sum_i exp(k (x_i - m)) - 1`` is summed with the ``1`` of a
+    maximal entry removed exactly (``exp(0) - 1 = 0``), so that the result
+    stays accurate when it is close to 0. Stopping the gradient of ``m`` is
+    exact because the expression does not depend on ``m``; ``k (x - m)`` is
+    formed as ``2k (x/2 - m/2)`` so that neither ``k x`` nor ``x - m`` can
+    overflow.
+
+    Raises:
+        ValueError: ``x`` not a floating-point array or 0-d or with an empty
+            last axis; ``k`` (when concrete) not > 0 and finite.
+    """
+    x, xc = _check_x(x)
+    k = _check_k(k, xc.dtype)
+    z, m, finite = _exponents(xc, k)
+    e = jnp.exp(z)
+    is_max = (xc == m) & finite
+    # s' = sum_i e_i - 1, without the rounding of forming 1 + (small) first:
+    # each maximal entry has e_i = 1 exactly; subtract those ones termwise
+    # (keeping their derivative) and add back all but one of them.
+    s_minus_1 = jnp.sum(e - is_max.astype(xc.dtype), axis=-1) + (
+        jnp.sum(is_max, axis=-1, dtype=xc.dtype) - 1
+    )
+    finite, m = finite[..., 0], m[..., 0]
+    s_minus_1 = jnp.where(finite, s_minus_1, jnp.zeros_like(s_minus_1))
+    # k can underflow to 0 in the compute dtype (or be flushed to 0 when it is
+    # subnormal); then log1p(s') / k must be 0 for s' = 0, not 0 / 0 = NaN.
+    k = jnp.where((k == 0) & (s_minus_1 == 0), 1.0, k)
+    out = jnp.where(finite, m + jnp.log1p(s_minus_1) / k, -jnp.inf)
+    return out.astype(x.dtype)
+
+
+def softmax(x, k=1.0):
+    """Smooth one-hot arg-max ``exp(k x_i) / sum_j exp(k x_j)`` over the last axis.
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019). Sums to 1 over the last axis (for a row with a finite entry), is
+    invariant under ``x -> x + c``, and tends to ``onehot(argmax x)`` as
+    ``k -> inf`` for a unique maximum.
+
+    Args:
+        x: floating array of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64 (``jax.Array`` or numpy array).
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d array). Validated only when concrete (not under a trace).
+
+    Returns:
+        Array of the shape and dtype of ``x``.
+
+    Masking: 0 at entries ``-inf`` (with zero gradient there); an all
+    ``-inf`` row gives all zeros with a zero gradient.
+
+    Stability: ``exp(k (x_i - m)) / sum_j exp(k (x_j - m))`` with the row
+    maximum ``m`` under ``stop_gradient``; exact because the ratio does not
+    depend on ``m``. ``k (x - m)`` is formed as ``2k (x/2 - m/2)``, so that
+    neither ``k x`` nor ``x - m`` can overflow; an all ``-inf`` row divides
+    by 1 instead of 0.
+
+    Raises:
+        ValueError: ``x`` not a floating-point array or 0-d or with an empty
+            last axis; ``k`` (when concrete) not > 0 and finite.
+    """
+    x, xc = _check_x(x)
+    k = _check_k(k, xc.dtype)
+    return _softmax(xc, k).astype(x.dtype)
+
+
+def soft_argmax(x, k=1.0):
+    """Smooth arg-max index ``sum_i i * softmax(x, k)_i`` (0-based) over the last axis.
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019). Lies in ``[0, n - 1]`` and tends to ``argmax(x)`` as ``k -> inf``
+    for a unique maximum.
+
+    Args:
+        x: floating array of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64 (``jax.Array`` or numpy array).
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d array). Validated only when concrete (not under a trace).
+
+    Returns:
+        Array of shape ``x.shape[:-1]`` and dtype ``x.dtype``.
+
+    Masking: entries ``-inf`` get weight 0; an all ``-inf`` row gives 0 with a
+    zero gradient.
+
+    Stability: uses the same max-shifted, overflow-free ``softmax`` (see
+    :func:`softmax`), and a weighted sum rather than a dot product (which
+    may run in reduced precision, e.g. TF32, on GPUs).
+
+    Raises:
+        ValueError: ``x`` not a floating-point array or 0-d or with an empty
+            last axis; ``k`` (when concrete) not > 0 and finite.
+    """
+    x, xc = _check_x(x)
+    k = _check_k(k, xc.dtype)
+    p = _softmax(xc, k)
+    index = jnp.arange(xc.shape[-1], dtype=xc.dtype)
+    return jnp.sum(p * index, axis=-1).astype(x.dtype)
+
+
+def soft_topk(x, topk, k=1.0):
+    """Smooth top-k indicator by seed 004's recursion ("soft-k-max").
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019)::
+
+        x <- x - min(x)            (per row, last axis)
+        p <- 0
+        repeat topk times:
+            y <- (1 - p) * x
+            p <- p + softmax(y, k)
+        return p
+
+    With ``onehot(argmax(y))`` in place of ``softmax(y, k)`` this yields the
+    exact top-k indicator. ``sum_i p_i = topk``; individual ``p_i`` may
+    exceed 1 and are not clipped. The derivative flows through ``min(x)``
+    too (the recursion is not shift invariant in general).
+
+    Args:
+        x: floating array of shape ``(..., n)``, finite entries only;
+            float16, bfloat16, float32 or float64 (``jax.Array`` or numpy
+            array).
+        topk: Python int with ``1 <= topk <= n``; static under ``jax.jit``
+            (``static_argnames=("topk",)``): the loop is unrolled.
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d array). Validated only when concrete (not under a trace).
+
+    Returns:
+        Array of the shape and dtype of ``x``.
+
+    Masking: not supported (finite inputs only; not checked).
+
+    Derivative: an iteration whose softmax is exactly one-hot has an exactly
+    zero Jacobian and goes through ``stop_gradient``, so that an overflowing
+    cotangent (of size ``k |x|``, for ``|x|`` near the dtype's maximum) meets
+    no ``0 * inf``. Where the true derivative itself exceeds the dtype's
+    range it is not finite.
+
+    Stability: ``x - min(x)`` can overflow (``3e38 - (-3e38)`` in float32)
+    and rounds away the differences between entries far from the minimum
+    (``x - min(x)`` for ``x = [-3e38, 1, 2]`` loses the 1 and the 2). Since
+    softmax is invariant under a per-row shift, ``softmax(y, k)`` with
+    ``y = (1 - p)(x - min x)`` equals ``softmax(y/2 + min(x)/2, 2k)``; with
+    ``h = x/2 - min(x)/2`` that shifted argument is computed as ``x/2 - p h``
+    where ``p < 1/2`` and as ``min(x)/2 + (1 - p) h`` elsewhere (equal in
+    exact arithmetic). Nothing overflows, entries with ``p = 0`` (all of them
+    in the first iteration, which is exactly ``softmax(x, k)``) keep the exact
+    differences of ``x``, and entries with ``p = 1`` get exactly
+    ``min(x)/2``. Each softmax is the max-shifted one of :func:`softmax`.
+
+    Raises:
+        ValueError: ``x`` not a floating-point array or 0-d or with an empty
+            last axis; ``topk`` not an int in ``1..n``; ``k`` (when concrete)
+            not > 0 and finite.
+    """
+    x, xc = _check_x(x)
+    topk = _check_topk(topk, xc.shape[-1])
+    k = _check_k(k, xc.dtype)
+    # softmax((1 - p)(x - min x), k) == softmax(y, 2k) with the per-row shifted
+    # y = (1 - p)(x - min x)/2 + min(x)/2, evaluated as x/2 - p h (exact where
+    # p = 0) or min(x)/2 + (1 - p) h (exact where p = 1), h = x/2 - min(x)/2:
+    # the rounding of h is multiplied by min(p, |1 - p|) and nothing overflows.
+    half = xc * 0.5
+    half_min = jnp.min(xc, axis=-1, keepdims=True) * 0.5
+    h = half - half_min
+    p = jnp.zeros_like(xc)
+    for _ in range(topk):
+        y = jnp.where(p < 0.5, half - p * h, half_min + (1 - p) * h)
+        q = _softmax(y, 2 * k)
+        # An exactly one-hot q has an exactly zero Jacobian; stopping its
+        # gradient there changes no derivative but keeps an overflowing
+        # cotangent (k h is huge when |x| is) from meeting that zero as
+        # inf * 0 = NaN.
+        one_hot = jnp.sum(q > 0, axis=-1, keepdims=True) == 1
+        p = p + jnp.where(one_hot, jax.lax.stop_gradient(q), q)
+    return p.astype(x.dtype)

@@ -1,0 +1,328 @@
+"""Smoothing primitives in PyTorch (catalogue section 1, seed 004).
+
+Seed 004 is Su Jianlin, "On Function Smoothing" (2019): ``logsumexp`` is the
+smooth maximum, ``softmax`` the smooth one-hot of the arg-max, ``soft_argmax``
+the smooth arg-max index, and ``soft_topk`` the seed's recursive smooth
+top-k indicator ("soft-k-max").
+
+Conventions shared by every function here:
+
+* ``x`` is a floating-point ``torch.Tensor`` with at least one dimension; the
+  LAST axis is the class axis and all leading axes are batch axes.
+* ``k > 0`` is the sharpness (inverse temperature): a Python number, a numpy
+  scalar or a 0-d tensor. Larger ``k`` is closer to the hard operation.
+* float16 and bfloat16 are computed internally in float32; the result is cast
+  back, so the output dtype is always the input dtype. Everything is computed
+  on ``x.device``.
+* Masking: an entry ``x_i = -inf`` contributes nothing (``softmax`` is 0
+  there, and so is every gradient there). A row that is entirely ``-inf``
+  gives ``logsumexp = -inf``, ``softmax = 0`` and ``soft_argmax = 0``, each
+  with a gradient of exactly 0 (``torch.logsumexp`` gives NaN there).
+* ``+inf`` and NaN inputs are outside the domain.
+
+Stability. With ``m = max_i x_i`` the identities
+
+    logsumexp(x, k) = m + (1/k) log sum_i exp(k (x_i - m))
+    softmax(x, k)_i = exp(k (x_i - m)) / sum_j exp(k (x_j - m))
+
+hold for ANY constant ``m``, so their derivative with respect to ``m`` is
+zero and ``m`` may be detached from the graph: the gradient stays exact. The
+exponents ``z_i = k (x_i - m)`` are <= 0, so nothing overflows; ``k x`` is
+never formed (it overflows for large ``k`` or ``|x|``). ``x - m`` itself can
+overflow (``x = -3e38``, ``m = 3e38`` in float32), so it is formed as
+``x/2 - m/2`` and multiplied by ``2k`` (halving only changes the exponent;
+for subnormal numbers its rounding is far below that of the result). A
+non-finite row maximum (an all ``-inf`` row) is replaced by 0 and the result
+selected afterwards, and ``-inf`` entries get the exponent ``-inf`` through a
+second ``where`` ("double where"), so that no ``inf * 0`` reaches the
+backward pass.
+
+Range of ``k``: ``k`` is rounded to the compute dtype. Below the smallest
+normal number of that dtype (1.2e-38 in float32, 2.2e-308 in float64) the
+results lose accuracy, and the gradient of ``logsumexp`` overflows once
+``1/k`` does (``k < 2.9e-39`` in float32, ``k < 5.6e-309`` in float64).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import torch
+
+__all__ = ["logsumexp", "softmax", "soft_argmax", "soft_topk"]
+
+_HALF = (torch.float16, torch.bfloat16)
+
+
+def _check_x(x) -> torch.dtype:
+    """Validate ``x``; return the dtype to compute in."""
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise ValueError(f"x must be a floating-point tensor, got dtype {x.dtype}")
+    if x.ndim == 0:
+        raise ValueError("x must have at least one dimension (the class axis is the last one)")
+    if x.shape[-1] == 0:
+        raise ValueError("x must have a non-empty last (class) axis")
+    return torch.float32 if x.dtype in _HALF else x.dtype
+
+
+def _check_k(k, x: torch.Tensor, dtype: torch.dtype):
+    """Validate ``k``; return it as a Python float or a 0-d tensor on x.device.
+
+    A CUDA (or other non-CPU) tensor ``k`` is not inspected, since reading its
+    value would force a device synchronisation.
+    """
+    if isinstance(k, torch.Tensor):
+        if k.ndim != 0:
+            raise ValueError(f"k must be a scalar, got a tensor of shape {tuple(k.shape)}")
+        if k.dtype == torch.bool or k.is_complex():
+            raise ValueError(f"k must be a real number, got dtype {k.dtype}")
+        if k.device.type == "cpu":
+            value = float(k)
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"k must be > 0 and finite, got {value}")
+        return k.to(device=x.device, dtype=dtype)
+    if getattr(k, "ndim", None) == 0 and getattr(getattr(k, "dtype", None), "kind", "") in "fiu":
+        k = k.item()  # a 0-d numpy array
+    if isinstance(k, bool) or not isinstance(k, numbers.Real):
+        raise ValueError(f"k must be > 0 and a real number, got {type(k).__name__}")
+    value = float(k)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"k must be > 0 and finite, got {k!r}")
+    return value
+
+
+def _check_topk(topk, n: int) -> int:
+    if isinstance(topk, bool) or not isinstance(topk, numbers.Integral):
+        raise ValueError(f"topk must be an int, got {type(topk).__name__}")
+    topk = int(topk)
+    if not 1 <= topk <= n:
+        raise ValueError(f"topk must satisfy 1 <= topk <= {n} (size of the last axis), got {topk}")
+    return topk
+
+
+def _exponents(x: torch.Tensor, k):
+    """Return ``z = k (x - m)`` (<= 0), the safe row max ``m`` and its finiteness.
+
+    ``m`` is the detached row maximum, replaced by 0 where it is not finite
+    (all ``-inf`` rows), all with ``keepdim=True``.
+    """
+    m = torch.amax(x, dim=-1, keepdim=True).detach()
+    finite = torch.isfinite(m)
+    m = torch.where(finite, m, torch.zeros_like(m))
+    # x/2 - m/2 never overflows, unlike x - m; (2k)(x/2 - m/2) == k(x - m).
+    half_diff = x * 0.5 - m * 0.5
+    masked = half_diff == -math.inf
+    # double where: masked entries get exponent -inf without -inf ever being
+    # multiplied by k (whose backward would give 0 * inf = NaN w.r.t. a tensor k)
+    z = torch.where(masked, -math.inf, torch.where(masked, 0.0, half_diff) * (2 * k))
+    return z, m, finite
+
+
+def _softmax(x: torch.Tensor, k) -> torch.Tensor:
+    z, _, finite = _exponents(x, k)
+    e = torch.exp(z)
+    s = e.sum(dim=-1, keepdim=True)
+    # s >= 1 on rows with a finite maximum; an all -inf row has s = 0 and e = 0
+    return e / torch.where(finite, s, torch.ones_like(s))
+
+
+def logsumexp(x: torch.Tensor, k=1.0) -> torch.Tensor:
+    """Smooth maximum ``(1/k) log sum_i exp(k x_i)`` over the last axis.
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019). ``max(x) <= logsumexp(x, k) <= max(x) + log(n)/k`` and it tends to
+    ``max(x)`` as ``k -> inf``; its gradient is ``softmax(x, k)``.
+
+    Args:
+        x: floating tensor of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64, on any device.
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d tensor). A 0-d tensor on a non-CPU device is not validated
+            (reading it would force a device synchronisation).
+
+    Returns:
+        Tensor of shape ``x.shape[:-1]`` and dtype ``x.dtype``.
+
+    Masking: entries ``-inf`` contribute nothing; an all ``-inf`` row gives
+    ``-inf`` with a zero (not NaN) gradient.
+
+    Stability: with the detached row maximum ``m`` the value is computed as
+    ``m + log1p(s') / k``, where ``s' = sum_i exp(k (x_i - m)) - 1`` is summed
+    with the ``1`` of a maximal entry removed exactly (``exp(0) - 1 = 0``),
+    so that the result stays accurate when it is close to 0. Detaching ``m``
+    is exact because the expression does not depend on ``m``; ``k (x - m)``
+    is formed as ``2k (x/2 - m/2)`` so that neither ``k x`` nor ``x - m``
+    can overflow.
+
+    Raises:
+        ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
+            last axis; ``k`` not > 0 and finite.
+    """
+    dtype = _check_x(x)
+    k = _check_k(k, x, dtype)
+    xc = x.to(dtype)
+    z, m, finite = _exponents(xc, k)
+    e = torch.exp(z)
+    is_max = (xc == m) & finite
+    # s' = sum_i e_i - 1, without the rounding of forming 1 + (small) first:
+    # each maximal entry has e_i = 1 exactly; subtract those ones termwise
+    # (keeping their gradient) and add back all but one of them.
+    s_minus_1 = (e - is_max.to(dtype)).sum(dim=-1) + (is_max.sum(dim=-1, dtype=dtype) - 1)
+    finite, m = finite.squeeze(-1), m.squeeze(-1)
+    s_minus_1 = torch.where(finite, s_minus_1, torch.zeros_like(s_minus_1))
+    # k can underflow to 0 in the compute dtype (k < 1.4e-45 in float32);
+    # then log1p(s') / k must be 0 for s' = 0, not 0 / 0 = NaN.
+    k = k * torch.ones_like(s_minus_1)
+    k = torch.where((k == 0) & (s_minus_1 == 0), torch.ones_like(k), k)
+    out = torch.where(finite, m + torch.log1p(s_minus_1) / k, -math.inf)
+    return out.to(x.dtype)
+
+
+def softmax(x: torch.Tensor, k=1.0) -> torch.Tensor:
+    """Smooth one-hot arg-max ``exp(k x_i) / sum_j exp(k x_j)`` over the last axis.
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019). Sums to 1 over the last axis (for a row with a finite entry), is
+    invariant under ``x -> x + c``, and tends to ``onehot(argmax x)`` as
+    ``k -> inf`` for a unique maximum.
+
+    Args:
+        x: floating tensor of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64, on any device.
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d tensor; a non-CPU 0-d tensor is not validated, to avoid a
+            device synchronisation).
+
+    Returns:
+        Tensor of the shape and dtype of ``x``.
+
+    Masking: 0 at entries ``-inf`` (with zero gradient there); an all
+    ``-inf`` row gives all zeros with a zero gradient.
+
+    Stability: ``exp(k (x_i - m)) / sum_j exp(k (x_j - m))`` with the
+    detached row maximum ``m``; exact because the ratio does not depend on
+    ``m``. ``k (x - m)`` is formed as ``2k (x/2 - m/2)``, so that neither
+    ``k x`` nor ``x - m`` can overflow; an all ``-inf`` row divides by 1
+    instead of 0.
+
+    Raises:
+        ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
+            last axis; ``k`` not > 0 and finite.
+    """
+    dtype = _check_x(x)
+    k = _check_k(k, x, dtype)
+    return _softmax(x.to(dtype), k).to(x.dtype)
+
+
+def soft_argmax(x: torch.Tensor, k=1.0) -> torch.Tensor:
+    """Smooth arg-max index ``sum_i i * softmax(x, k)_i`` (0-based) over the last axis.
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019). Lies in ``[0, n - 1]`` and tends to ``argmax(x)`` as ``k -> inf``
+    for a unique maximum.
+
+    Args:
+        x: floating tensor of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64, on any device.
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d tensor; a non-CPU 0-d tensor is not validated).
+
+    Returns:
+        Tensor of shape ``x.shape[:-1]`` and dtype ``x.dtype``.
+
+    Masking: entries ``-inf`` get weight 0; an all ``-inf`` row gives 0 with a
+    zero gradient.
+
+    Stability: uses the same max-shifted, overflow-free ``softmax`` (see
+    :func:`softmax`), and a weighted sum rather than a matrix product (which
+    may run in reduced precision, e.g. TF32, on GPUs).
+
+    Raises:
+        ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
+            last axis; ``k`` not > 0 and finite.
+    """
+    dtype = _check_x(x)
+    k = _check_k(k, x, dtype)
+    p = _softmax(x.to(dtype), k)
+    index = torch.arange(x.shape[-1], device=x.device, dtype=dtype)
+    return (p * index).sum(dim=-1).to(x.dtype)
+
+
+def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
+    """Smooth top-k indicator by seed 004's recursion ("soft-k-max").
+
+    Catalogue section 1; seed 004 (Su Jianlin, "On Function Smoothing",
+    2019)::
+
+        x <- x - min(x)            (per row, last axis)
+        p <- 0
+        repeat topk times:
+            y <- (1 - p) * x
+            p <- p + softmax(y, k)
+        return p
+
+    With ``onehot(argmax(y))`` in place of ``softmax(y, k)`` this yields the
+    exact top-k indicator. ``sum_i p_i = topk``; individual ``p_i`` may
+    exceed 1 and are not clipped. The gradient flows through ``min(x)`` too
+    (the recursion is not shift invariant in general).
+
+    Args:
+        x: floating tensor of shape ``(..., n)``, finite entries only;
+            float16, bfloat16, float32 or float64, on any device.
+        topk: Python int with ``1 <= topk <= n``.
+        k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
+            0-d tensor; a non-CPU 0-d tensor is not validated).
+
+    Returns:
+        Tensor of the shape and dtype of ``x``.
+
+    Masking: not supported (finite inputs only; not checked, to avoid a
+    device synchronisation).
+
+    Gradient: an iteration whose softmax is exactly one-hot has an exactly
+    zero Jacobian and is detached, so that an overflowing adjoint (of size
+    ``k |x|``, for ``|x|`` near the dtype's maximum) meets no ``0 * inf``.
+    Where the true gradient itself exceeds the dtype's range it is not
+    finite.
+
+    Stability: ``x - min(x)`` can overflow (``3e38 - (-3e38)`` in float32)
+    and rounds away the differences between entries far from the minimum
+    (``x - min(x)`` for ``x = [-3e38, 1, 2]`` loses the 1 and the 2). Since
+    softmax is invariant under a per-row shift, ``softmax(y, k)`` with
+    ``y = (1 - p)(x - min x)`` equals ``softmax(y/2 + min(x)/2, 2k)``; with
+    ``h = x/2 - min(x)/2`` that shifted argument is computed as ``x/2 - p h``
+    where ``p < 1/2`` and as ``min(x)/2 + (1 - p) h`` elsewhere (equal in
+    exact arithmetic). Nothing overflows, entries with ``p = 0`` (all of them
+    in the first iteration, which is exactly ``softmax(x, k)``) keep the exact
+    differences of ``x``, and entries with ``p = 1`` get exactly
+    ``min(x)/2``. Each softmax is the max-shifted one of :func:`softmax`.
+
+    Raises:
+        ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
+            last axis; ``topk`` not an int in ``1..n``; ``k`` not > 0 and
+            finite.
+    """
+    dtype = _check_x(x)
+    topk = _check_topk(topk, x.shape[-1])
+    k = _check_k(k, x, dtype)
+    xc = x.to(dtype)
+    # softmax((1 - p)(x - min x), k) == softmax(y, 2k) with the per-row shifted
+    # y = (1 - p)(x - min x)/2 + min(x)/2, evaluated as x/2 - p h (exact where
+    # p = 0) or min(x)/2 + (1 - p) h (exact where p = 1), h = x/2 - min(x)/2:
+    # the rounding of h is multiplied by min(p, |1 - p|) and nothing overflows.
+    half = xc * 0.5
+    half_min = torch.amin(xc, dim=-1, keepdim=True) * 0.5
+    h = half - half_min
+    p = torch.zeros_like(xc)
+    for _ in range(topk):
+        y = torch.where(p < 0.5, half - p * h, half_min + (1 - p) * h)
+        q = _softmax(y, 2 * k)
+        # An exactly one-hot q has an exactly zero Jacobian; detaching it there
+        # changes no gradient but keeps an overflowing adjoint (k h is huge
+        # when |x| is) from meeting that zero as inf * 0 = NaN.
+        one_hot = (q > 0).sum(dim=-1, keepdim=True) == 1
+        p = p + torch.where(one_hot, q.detach(), q)
+    return p.to(x.dtype)

@@ -1,0 +1,57 @@
+"""nox sessions: tests (CI), report (the main job), bench, lint.
+
+Every session installs the project with pip into a virtualenv (the CPU
+torch wheel lies on this machine's disk and pip finds it; uv does not) and
+pins torch/jax through constraints.txt.
+"""
+
+import os
+
+import nox
+
+nox.options.default_venv_backend = "virtualenv"
+nox.options.sessions = ["lint", "tests"]
+PYTHON = "3.11"
+CONSTRAINTS = ("-c", "constraints.txt")
+
+
+def install(session, extras):
+    session.install("--upgrade", "pip")
+    session.install(*CONSTRAINTS, f".[{extras}]")
+
+
+@nox.session(python=PYTHON)
+def tests(session):
+    """The test suite: properties of our implementations, spec claims, meta-tests (derandomised)."""
+    install(session, "torch,jax,dev")
+    session.env["HYPOTHESIS_PROFILE"] = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+    session.run("pytest", "-q", "-rs", "--durations=10", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def report(session):
+    """Audit every registered implementation and write reports/out/index.{md,html} and results.json."""
+    install(session, "torch,jax")
+    session.run("losscheck", "report", "--out", "reports/out", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench(session):
+    """Side-by-side benchmarks (pytest-benchmark, ratios ours / fastest peer); `-- asv` also runs asv --quick."""
+    install(session, "torch,jax,bench,dev")
+    session.env["LOSSCHECK_BENCH"] = "1"
+    os.makedirs("reports/out", exist_ok=True)
+    session.run("pytest", "properties/tests/test_bench.py", "--benchmark-only",
+                "--benchmark-json", "reports/out/benchmarks.json", "-q")
+    session.run("python", "-m", "asv_benchmarks.ratios", "reports/out/benchmarks.json")
+    if "asv" in session.posargs:
+        session.run("asv", "machine", "--yes")
+        session.run("asv", "run", "--quick", "--python=same", "--show-stderr")
+        session.run("asv", "publish")
+
+
+@nox.session(python=PYTHON)
+def lint(session):
+    """ruff."""
+    session.install("ruff")
+    session.run("ruff", "check", ".")

@@ -1,0 +1,1 @@
+"""Hypothesis strategies, the generic properties and the audit engine."""

@@ -1,0 +1,349 @@
+"""The generic properties: every implementation of every quantity must pass them.
+
+A property draws a case (keyword arguments, dtype, cotangent…) with
+Hypothesis and checks one target against the spec.  ``properties_for``
+lists the properties that apply to a quantity and framework:
+
+conformance (they decide an audit's exit status)
+  value[dtype]      values vs the 60-digit reference, moderate inputs
+  gradient[dtype]   vector-Jacobian products vs the reference
+  stability[dtype]  values and gradients at extreme magnitudes and sharpness
+  masked[dtype]     values and gradients with -inf entries and all-masked rows
+  claim:NAME        each numerical claim of the spec (float64)
+  jit[dtype]        jax only: jax.jit(target) vs the reference
+contract (reported beside; they fail an audit only with --strict)
+  contract:ARG      out-of-domain ARG raises a ValueError naming ARG
+"""
+
+from __future__ import annotations
+
+import math
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+from hypothesis import assume
+
+from spec import Reference
+from spec.quantity import Quantity
+
+from . import frameworks
+from .dtypes import DTYPES, compare, spacing
+from .strategies import EXTRA_KINDS, arguments, cotangents
+
+
+@dataclass
+class Target:
+    """One callable under audit, presenting the catalogue signature."""
+
+    fn: Callable
+    quantity: Quantity
+    framework: str
+    device: str = "cpu"
+    label: str = ""
+    spec: str = ""  # "module:callable" or "path.py:callable", for snippets
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    max_ulps: float = 0.0
+    allowed_ulps: float = 0.0
+    message: str = ""
+    expected: Any = None
+    got: Any = None
+    snippet: str = ""
+    inputs: str = ""
+
+
+@dataclass
+class Property:
+    name: str
+    kind: str  # "conformance" | "contract"
+    draw: Callable | None  # (data, target) -> case; None for deterministic checks
+    check: Callable  # (target, case) -> Outcome
+    doc: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+# -- helpers ---------------------------------------------------------------------
+def _native_args(target, args, dtype):
+    fw = frameworks.get(target.framework)
+    out = {}
+    for a in target.quantity.args:
+        v = args[a.name]
+        out[a.name] = fw.array(v, dtype, target.device) if a.kind == "vector" else v
+    return out
+
+
+def _call_kwargs(q, args):
+    """Positional for required args, keyword for the rest — the catalogue signature."""
+    pos = [args[a.name] for a in q.args if a.required]
+    kw = {a.name: args[a.name] for a in q.args if not a.required}
+    return pos, kw
+
+
+def call(target, native):
+    pos, kw = _call_kwargs(target.quantity, native)
+    return target.fn(*pos, **kw)
+
+
+def _fmt(v):
+    a = np.asarray(v, dtype=object)
+    with np.errstate(over="ignore"):  # mpf beyond float64 print as inf
+        f = np.vectorize(lambda t: float(t), otypes=[np.float64])(a) if a.size else np.zeros(a.shape)
+        return np.array2string(f, precision=17, separator=", ", threshold=50)
+
+
+def _import_line(target):
+    mod, _, name = target.spec.partition(":")
+    if not mod:
+        return f"fn = ...  # the audited callable ({target.label})"
+    if mod.endswith(".py"):
+        return ("import importlib.util\n"
+                f"_s = importlib.util.spec_from_file_location('audited', {mod!r})\n"
+                "_m = importlib.util.module_from_spec(_s); _s.loader.exec_module(_m)\n"
+                f"fn = _m.{name}")
+    return f"from {mod} import {name} as fn"
+
+
+def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False):
+    """A short runnable reproduction."""
+    fw = frameworks.get(target.framework)
+    q = target.quantity
+    lines = ["import numpy as np", fw.imports, _import_line(target)]
+    for a in q.args:
+        v = args[a.name]
+        if a.kind == "vector":
+            lines.append(f"{a.name} = {fw.literal(v, dtype, target.device)}")
+        else:
+            lines.append(f"{a.name} = {v!r}")
+    call_args = ", ".join([a.name for a in q.args if a.required] + [f"{a.name}={a.name}" for a in q.args if not a.required])
+    if jit:
+        static = [a.name for a in q.args if a.kind == "count"]
+        lines.append(f"fn = jax.jit(fn, static_argnames={tuple(static)!r})")
+    if cotangent is None:
+        lines += [f"out = fn({call_args})", f"print({fw.to_numpy_code})"]
+    elif target.framework == "torch":
+        lines += [f"{wrt}.requires_grad_(True)", f"out = fn({call_args})",
+                  f"w = {fw.literal(cotangent, dtype, target.device)}",
+                  f"(g,) = torch.autograd.grad(out, {wrt}, grad_outputs=w)",
+                  "print(g.double().cpu().numpy())"]
+    else:
+        lines += [f"out, pullback = jax.vjp(lambda {wrt}: fn({call_args}), {wrt})",
+                  f"w = {fw.literal(cotangent, dtype, target.device)}",
+                  "(g,) = pullback(w)", "print(np.asarray(g, dtype=np.float64))"]
+    return "\n".join(lines)
+
+
+def _inputs_text(q, args):
+    return "; ".join(f"{a.name} = {_fmt(args[a.name]) if a.kind == 'vector' else repr(args[a.name])}" for a in q.args)
+
+
+def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, **snip):
+    ok, ulps, allowed, worst = compare(got, ref, sens, dtype, n)
+    msg = ""
+    if not ok:
+        if isinstance(worst, str):
+            msg = f"{what}: {worst}"
+        else:
+            g = np.asarray(got)[worst] if worst is not None else got
+            r = np.asarray(ref, dtype=object)[worst] if worst is not None else ref
+            msg = (f"{what}: got {float(g)!r}, expected {float(r)!r} at index {tuple(int(i) for i in worst or ())}: "
+                   f"{ulps:.3g} ULPs of {dtype} > allowed {allowed:.3g}")
+    return Outcome(ok, ulps, allowed, msg, None if ok else _fmt(ref), None if ok else _fmt(got),
+                   "" if ok else snippet(target, args, dtype, **snip), "" if ok else _inputs_text(target.quantity, args))
+
+
+def _raise_outcome(target, args, dtype, exc, what, **snip):
+    return Outcome(False, math.inf, 0.0, f"{what}: raised {type(exc).__name__}: {exc}", None, None,
+                   snippet(target, args, dtype, **snip), _inputs_text(target.quantity, args))
+
+
+# -- value, gradient, stability, masked, jit -------------------------------------------
+def _draw_case(regime, dtype, with_cotangent):
+    def draw(data, target):
+        q = target.quantity
+        args = data.draw(arguments(q, regime, dtype), label="args")
+        case = {"args": args, "dtype": dtype}
+        if with_cotangent:
+            shape = Reference(q).output_shape(args)
+            case["cotangent"] = data.draw(cotangents(shape, dtype), label="cotangent")
+        return case
+    return draw
+
+
+def check_value(target, case, *, jit=False):
+    q, args, dtype = target.quantity, case["args"], case["dtype"]
+    fw = frameworks.get(target.framework)
+    ref, sens = Reference(q).evaluate(args)
+    native = _native_args(target, args, dtype)
+    fn = target.fn
+    if jit:
+        fn = fw.jit(fn, [a.name for a in q.args if a.kind == "count"])
+    try:
+        pos, kw = _call_kwargs(q, native)
+        out = fn(*pos, **kw)
+        fw.synchronize(target.device)
+    except Exception as e:  # the audited code crashed on valid input: a finding
+        return _raise_outcome(target, args, dtype, e, "value", jit=jit)
+    if hasattr(out, "dtype") and fw.dtype_name(out) != dtype:
+        return Outcome(False, math.inf, 0.0, f"value: output dtype {fw.dtype_name(out)}, expected {dtype}",
+                       None, None, snippet(target, args, dtype, jit=jit), _inputs_text(q, args))
+    got = fw.numpy(out)
+    n = Reference(q).shapes(args)[1]
+    return _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args, jit=jit)
+
+
+def check_gradient(target, case):
+    q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
+    if q.differentiable is not None:
+        assume(q.differentiable(**args))
+    fw = frameworks.get(target.framework)
+    wrt = q.vector_args[0].name
+    ref, sens = Reference(q).vjp(args, w, wrt)
+    native = _native_args(target, args, dtype)
+    try:
+        g = fw.vjp(lambda **kw: call(target, kw), native, wrt, fw.array(w, dtype, target.device))
+        fw.synchronize(target.device)
+    except Exception as e:
+        return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
+    n = Reference(q).shapes(args)[1]
+    return _outcome_from_compare(fw.numpy(g), ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
+                                 cotangent=w, wrt=wrt)
+
+
+def check_value_and_gradient(target, case):
+    out = check_value(target, case)
+    if not out.ok:
+        return out
+    g = check_gradient(target, case)
+    if g.ok:
+        g.max_ulps = max(g.max_ulps, out.max_ulps)
+    return g
+
+
+# -- numerical claims -------------------------------------------------------------------
+def _claim_draw(claim):
+    def draw(data, target):
+        args = data.draw(arguments(target.quantity, "claim", "float64"), label="args")
+        extra = {k: data.draw(EXTRA_KINDS[v], label=k) for k, v in claim.extra.items()}
+        return {"args": args, "extra": extra, "dtype": "float64"}
+    return draw
+
+
+def _claim_check(claim):
+    def check(target, case):
+        q, args = target.quantity, case["args"]
+        if claim.precondition is not None:
+            assume(claim.precondition(**args))
+        fw = frameworks.get(target.framework)
+
+        def f(**kw):
+            full = {**args, **kw}
+            return fw.numpy(call(target, _native_args(target, full, "float64")))
+        try:
+            comparisons = claim.check(f, **args, **case["extra"])
+        except Exception as e:
+            return _raise_outcome(target, args, "float64", e, f"claim {claim.name}")
+        worst = 0.0
+        for c in comparisons:
+            got, exp = np.asarray(c.got, dtype=np.float64), np.asarray(c.expected, dtype=np.float64)
+            tol = np.broadcast_to(np.asarray(c.tol, dtype=np.float64), got.shape)
+            err = np.abs(got - exp)
+            # ULPs of float64 at max(|expected|, tol): readable where the expected value is 0
+            unit = np.vectorize(lambda e, t: spacing(max(abs(e), t), "float64"))(exp, tol) if err.size else err
+            ulps = float(np.nanmax(np.where(np.isnan(err), np.inf, err / unit))) if err.size else 0.0
+            worst = max(worst, ulps)
+            bad = ~(err <= tol)  # NaN fails
+            if bad.any():
+                i = tuple(int(t) for t in np.argwhere(bad)[0])
+                return Outcome(False, worst, 0.0,
+                               f"claim {claim.name} ({c.what}): got {got[i]!r}, expected {exp[i]!r} ± {tol[i]:.3g} at index {i}"
+                               + (f" (with {case['extra']})" if case["extra"] else ""),
+                               _fmt(exp), _fmt(got), snippet(target, args, "float64"),
+                               _inputs_text(q, args) + (f"; {case['extra']}" if case["extra"] else ""))
+        return Outcome(True, worst)
+    return check
+
+
+# -- contract ---------------------------------------------------------------------------
+def _valid_example(q):
+    args = {}
+    for a in q.args:
+        if a.kind == "vector":
+            args[a.name] = np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5]])
+        elif a.kind == "positive":
+            args[a.name] = 1.0
+        else:
+            args[a.name] = 1
+    return args
+
+
+def _bad_value(target, arg, bad, args):
+    """The native form of an out-of-domain value declared by the spec."""
+    fw = frameworks.get(target.framework)
+    if bad == "integer array":
+        return fw.int_array(np.round(args[arg]).astype(np.int64), target.device), f"{arg} = <int64 array>"
+    if bad == "0-d array":
+        return fw.array(np.float64(0.5), "float32", target.device), f"{arg} = <0-d float32 array>"
+    if bad == "n + 1":
+        v = np.shape(args[target.quantity.vector_args[0].name])[-1] + 1
+        return v, f"{arg} = {v} (n + 1)"
+    return bad, f"{arg} = {bad!r}"
+
+
+def contract_check(arg, bads):
+    def check(target, case):
+        q = target.quantity
+        args = _valid_example(q)
+        failures = []
+        for bad in bads:
+            native = _native_args(target, args, "float32")
+            native[arg], shown = _bad_value(target, arg, bad, args)
+            try:
+                call(target, native)
+                failures.append(f"{shown}: no exception")
+            except ValueError as e:
+                if arg not in str(e):
+                    failures.append(f"{shown}: ValueError does not name {arg!r}: {e}")
+            except Exception as e:
+                failures.append(f"{shown}: raised {type(e).__name__} instead of ValueError: {e}")
+        if failures:
+            return Outcome(False, message="; ".join(failures), inputs=_inputs_text(q, args),
+                           expected=f"ValueError naming {arg!r}", got=failures[0])
+        return Outcome(True)
+    return check
+
+
+# -- the list ----------------------------------------------------------------------------
+def properties_for(q: Quantity, framework: str, dtypes=DTYPES) -> list[Property]:
+    props = []
+    for dt in dtypes:
+        props.append(Property(f"value[{dt}]", "conformance", _draw_case("moderate", dt, False), check_value,
+                              "values vs the 60-digit reference"))
+    for dt in dtypes:
+        props.append(Property(f"gradient[{dt}]", "conformance", _draw_case("moderate", dt, True), check_gradient,
+                              "vector-Jacobian products vs the reference"))
+    for dt in dtypes:
+        props.append(Property(f"stability[{dt}]", "conformance", _draw_case("extreme", dt, True), check_value_and_gradient,
+                              "values and gradients at extreme magnitudes"))
+    if q.masking is not None:
+        for dt in dtypes:
+            props.append(Property(f"masked[{dt}]", "conformance", _draw_case("masked", dt, True), check_value_and_gradient,
+                                  "-inf entries and all-masked rows"))
+    for c in q.numerical_claims:
+        props.append(Property(f"claim:{c.name}", "conformance", _claim_draw(c), _claim_check(c), c.statement))
+    if framework == "jax":
+        for dt in ("float32", "float64"):
+            props.append(Property(f"jit[{dt}]", "conformance", _draw_case("moderate", dt, False),
+                                  lambda t, c: check_value(t, c, jit=True), "jax.jit(target) vs the reference"))
+    for arg, bads in q.invalid.items():
+        props.append(Property(f"contract:{arg}", "contract", None, contract_check(arg, bads),
+                              f"out-of-domain {arg} raises ValueError naming it: {', '.join(map(str, bads))}"))
+    return props
+
+
+def describe_exception(e) -> str:
+    return "".join(traceback.format_exception_only(type(e), e)).strip()

@@ -1,0 +1,133 @@
+"""Floating dtypes, ULPs and the error bound every value/gradient property uses.
+
+Errors are measured in ULPs of the output dtype against the 60-digit reference:
+``ulps = |got − ref| / spacing(max(|ref|, tiny))`` where spacing(v) is the gap
+between v and the next representable number of that dtype (so values below
+the smallest normal count as zero: flushing subnormals to zero costs ≤ 1).
+
+The allowed error follows from backward stability: an implementation that
+rounds each intermediate in precision eps_c behaves like the exact function
+of inputs perturbed by O(eps_c) relative, plus an O(eps_c) relative error on
+the output.  To first order that gives
+
+    |got − ref| ≤ C(n) · eps_c · (|ref| + S)  (+ one output rounding for half precision)
+
+with S = Σ_v |∂ref/∂v|·|v| the sensitivity from the reference (S/|ref| is the
+relative condition number).  C(n) = 4·(n + 8) allows ~n roundings for a sum
+of n terms plus ~8 elementwise operations (max, subtract, multiply, exp, log,
+divide, select), each within 4 ULPs (libm and XLA exp/log are within 1-4 ULPs).
+eps_c is the dtype's own epsilon, except float16/bfloat16, which the catalogue
+lets implementations compute in float32, so eps_c = float32 eps and the bound
+adds one ULP for the final rounding to half precision.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+
+DTYPES = ("float16", "bfloat16", "float32", "float64")
+HALF = ("float16", "bfloat16")
+
+# (mantissa bits, smallest normal, largest finite)
+_INFO = {
+    "float16": (10, 2.0 ** -14, 65504.0),
+    "bfloat16": (7, 2.0 ** -126, 3.3895313892515355e38),
+    "float32": (23, 2.0 ** -126, 3.4028234663852886e38),
+    "float64": (52, 2.0 ** -1022, 1.7976931348623157e308),
+}
+
+
+def mantissa_bits(dtype: str) -> int:
+    return _INFO[dtype][0]
+
+
+def eps(dtype: str) -> float:
+    return 2.0 ** -_INFO[dtype][0]
+
+
+def tiny(dtype: str) -> float:
+    return _INFO[dtype][1]
+
+
+def max_finite(dtype: str) -> float:
+    return _INFO[dtype][2]
+
+
+def round_to(values, dtype: str) -> np.ndarray:
+    """Round float64 values to the nearest ``dtype`` value (returned as float64)."""
+    v = np.asarray(values, dtype=np.float64)
+    if dtype == "float64":
+        return v.copy()
+    if dtype in ("float16", "float32"):
+        with np.errstate(over="ignore"):
+            return v.astype(dtype).astype(np.float64)
+    import ml_dtypes  # installed with jax; bfloat16 rounding without a framework
+    with np.errstate(over="ignore"):
+        return v.astype(ml_dtypes.bfloat16).astype(np.float64)
+
+
+def spacing(v: float, dtype: str) -> float:
+    """ULP of ``dtype`` at |v| (with |v| clamped below at the smallest normal)."""
+    a = max(abs(float(v)), tiny(dtype))
+    if not math.isfinite(a):
+        return math.inf
+    _, e = math.frexp(a)  # a = m·2^e, m in [0.5, 1)
+    return math.ldexp(1.0, e - 1 - mantissa_bits(dtype))
+
+
+def roundings(n: int) -> float:
+    """C(n): see the module docstring."""
+    return 4.0 * (n + 8)
+
+
+def error_bound(ref: float, scale: float, dtype: str, n: int) -> float:
+    """Allowed |got − ref|: C(n)·eps_c·(|ref| + S) (+ 1 ULP of the final rounding for half
+    precision) + the smallest normal (flushing subnormals to zero is allowed: XLA does)."""
+    half = dtype in HALF
+    ec = eps("float32") if half else eps(dtype)
+    return roundings(n) * ec * (abs(ref) + scale) + (spacing(ref, dtype) if half else 0.0) + tiny(dtype)
+
+
+def compare(got, ref, scale, dtype: str, n: int):
+    """Compare ``got`` (float64 array) to ``ref`` (object array of mpf) elementwise.
+
+    ``scale`` is the sensitivity S from the reference.  Errors are counted in
+    ULPs of |ref| + S, the magnitude the result is made of (plain ULPs of
+    |ref| explode where the true value is a tiny remainder of cancelling
+    terms, as in a saturated softmax gradient), so the allowed error is
+    about C(n) ULPs everywhere and a larger figure means a real loss.
+
+    Returns (ok, max_ulps, allowed_ulps at the worst entry, worst index or a
+    message).  Non-finite references must be matched exactly; NaN never passes.
+    """
+    got = np.asarray(got, dtype=np.float64)
+    ref = np.asarray(ref, dtype=object)
+    scale = np.asarray(scale, dtype=np.float64)
+    if got.shape != ref.shape:
+        return False, math.inf, 0.0, f"shape {got.shape}, expected {ref.shape}"
+    ok, worst = True, (-1.0, 0.0, 0.0, None)  # (ulps / allowed, ulps, allowed, index)
+    for idx in np.ndindex(*got.shape):
+        g, r = float(got[idx]), ref[idx]
+        if math.isnan(g) or (not mpmath.isfinite(r) and g != float(r)):
+            return False, math.inf, 0.0, idx
+        if not mpmath.isfinite(r):
+            continue
+        if abs(float(r)) > max_finite(dtype) and math.isinf(round_to(float(r), dtype)):
+            # the correctly rounded result overflows the dtype: ±inf is the right answer
+            if g != round_to(float(r), dtype):
+                return False, math.inf, 0.0, idx
+            continue
+        size = abs(float(r)) + float(scale[idx])
+        unit = spacing(size, dtype)
+        err = float(abs(mpmath.mpf(g) - r)) if math.isfinite(g) else math.inf
+        bound = error_bound(float(r), float(scale[idx]), dtype, n)
+        # errors below the smallest normal (the flush-to-zero allowance) count as 0 ULPs
+        ulps, allowed = max(err - tiny(dtype), 0.0) / unit, (bound - tiny(dtype)) / unit
+        ok = ok and err <= bound
+        ratio = ulps / allowed if allowed > 0 else (0.0 if ulps == 0 else math.inf)
+        if ratio > worst[0] or worst[3] is None:
+            worst = (ratio, ulps, allowed, idx)
+    return ok, worst[1], worst[2], worst[3]

@@ -1,0 +1,146 @@
+"""The audit engine: one function, :func:`audit`, that runs every applicable
+property on a callable and returns structured results.  The CLI, the pytest
+entry points and the report all call it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+from hypothesis import HealthCheck, given
+from hypothesis import seed as hseed
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+
+import spec
+
+from . import frameworks
+from .checks import Outcome, Property, Target, describe_exception, properties_for
+
+#: health checks that only say the reference is slow or the arrays are big
+_SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.differing_executors]
+
+
+def make_settings(max_examples=None, seed=None, derandomize=None):
+    """Settings derived from the active profile (see properties.profiles)."""
+    base = hsettings.default
+    kw = dict(parent=base, deadline=None, database=None, suppress_health_check=_SUPPRESS, print_blob=False,
+              report_multiple_bugs=False)  # one shrunk counterexample per property
+    if max_examples is not None:
+        kw["max_examples"] = int(max_examples)
+    if seed is not None:
+        kw["derandomize"] = False
+    elif derandomize is not None:
+        kw["derandomize"] = derandomize
+    return hsettings(**kw), seed
+
+
+class _Failed(Exception):
+    def __init__(self, outcome):
+        super().__init__(outcome.message)
+        self.outcome = outcome
+
+
+def run_property(prop: Property, target: Target, settings=None, seed=None) -> dict:
+    """Run one property; return its result record (see reports.render for the schema)."""
+    settings = settings or make_settings()[0]
+    t0 = time.perf_counter()
+    if prop.draw is None:
+        try:
+            out = prop.check(target, None)
+        except Exception as e:
+            out = Outcome(False, math.inf, message=f"raised {describe_exception(e)}")
+        return _record(prop, "holds" if out.ok else "fails", out, 1, t0)
+
+    state = {"examples": 0, "max_ulps": 0.0, "allowed": 0.0, "last": None}
+
+    @settings
+    @given(st.data())
+    def test(data):
+        case = prop.draw(data, target)
+        out = prop.check(target, case)
+        state["examples"] += 1
+        if out.max_ulps >= state["max_ulps"]:
+            state["max_ulps"], state["allowed"] = out.max_ulps, out.allowed_ulps
+        if not out.ok:
+            state["last"] = out
+            raise _Failed(out)
+
+    if seed is not None:
+        test = hseed(seed)(test)
+    try:
+        test()
+    except _Failed as e:  # Hypothesis re-raises the shrunk example last
+        return _record(prop, "fails", state["last"] or e.outcome, state["examples"], t0, state)
+    except (Unsatisfiable, FailedHealthCheck) as e:
+        return _record(prop, "error", Outcome(False, message=f"could not draw valid inputs: {e}"), state["examples"], t0)
+    except Exception as e:
+        return _record(prop, "error", Outcome(False, message=f"property raised {describe_exception(e)}"), state["examples"], t0)
+    return _record(prop, "holds", Outcome(True, state["max_ulps"], state["allowed"]), state["examples"], t0)
+
+
+def _finite(v):
+    return v if (v is None or math.isfinite(v)) else ("inf" if v > 0 else "-inf")
+
+
+def _record(prop, verdict, out, examples, t0, state=None):
+    rec = {
+        "property": prop.name, "kind": prop.kind, "verdict": verdict, "examples": examples,
+        "max_ulps": _finite(out.max_ulps if verdict != "holds" or state is None else out.max_ulps),
+        "allowed_ulps": _finite(out.allowed_ulps), "message": out.message, "doc": prop.doc,
+        "seconds": round(time.perf_counter() - t0, 3), "counterexample": None,
+    }
+    if verdict == "fails" and (out.snippet or out.inputs):
+        rec["counterexample"] = {"snippet": out.snippet, "inputs": out.inputs, "expected": out.expected, "got": out.got}
+    return rec
+
+
+def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", *, label: str = "",
+          target_spec: str = "", max_examples=None, seed=None, only=None, progress=None) -> dict:
+    """Run every applicable property of ``quantity`` on ``fn``.
+
+    Returns {"label", "target", "framework", "device", "quantity", "results": [...]}.
+    ``only`` filters properties by a substring of their name; ``progress`` is
+    called with each result as it completes (the CLI prints one line each).
+    """
+    q = spec.get(quantity)
+    framework = framework or frameworks.infer(fn)
+    fw = frameworks.get(framework)
+    if not fw.available():
+        raise ValueError(f"framework {framework!r} is not installed")
+    if device not in fw.devices():
+        raise ValueError(f"device {device!r} is not available for {framework} (available: {fw.devices()})")
+    target = Target(fn, q, framework, device, label or target_spec or getattr(fn, "__qualname__", "target"), target_spec)
+    settings, seed = make_settings(max_examples, seed)
+    results = []
+    for prop in properties_for(q, framework):
+        if only and only not in prop.name:
+            continue
+        rec = run_property(prop, target, settings, seed)
+        results.append(rec)
+        if progress:
+            progress(rec)
+    return {"label": target.label, "target": target_spec, "framework": framework, "device": device,
+            "quantity": quantity, "results": results}
+
+
+def conformance_ok(audit_result: dict, strict: bool = False) -> bool:
+    kinds = ("conformance", "contract") if strict else ("conformance",)
+    return all(r["verdict"] == "holds" for r in audit_result["results"] if r["kind"] in kinds)
+
+
+def progress_printer(stream=None):
+    stream = stream or sys.stdout
+
+    def show(rec):
+        mark = {"holds": "PASS", "fails": "FAIL", "error": "ERROR", "skipped": "SKIP"}[rec["verdict"]]
+        ulps = rec.get("max_ulps")
+        extra = f"  max {ulps:.3g} ulp" if isinstance(ulps, (int, float)) and ulps else ""
+        kind = "" if rec["kind"] == "conformance" else f"  ({rec['kind']})"
+        print(f"  {mark:5} {rec['property']:<24} {rec['examples']:>4} ex{extra}{kind}", file=stream, flush=True)
+        if rec["verdict"] != "holds" and rec["message"]:
+            print(f"        {rec['message']}", file=stream, flush=True)
+    return show

@@ -1,0 +1,202 @@
+"""The only place that knows torch and jax: moving NumPy inputs onto a
+framework/device in a given dtype, calling a target, taking vector-Jacobian
+products, jit, and writing inputs back as Python source for snippets.
+
+Devices: torch uses "cpu" and "cuda" (when ``torch.cuda.is_available()``);
+jax uses the platforms of ``jax.devices()`` ("cpu", "gpu").  Callers ask
+:func:`devices` which exist and skip the rest visibly.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from .dtypes import DTYPES
+
+NAMES = ("torch", "jax")
+
+
+class Framework:
+    name = ""
+
+    def module(self):
+        return importlib.import_module(self.name)
+
+    def available(self) -> bool:
+        try:
+            self.module()
+            return True
+        except ImportError:
+            return False
+
+
+class Torch(Framework):
+    name = "torch"
+
+    def devices(self):
+        torch = self.module()
+        return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+    def all_devices(self):
+        return ["cpu", "cuda"]
+
+    def dtype(self, name):
+        return getattr(self.module(), name)
+
+    def array(self, values, dtype, device="cpu"):
+        """``values`` are float64 holding exact ``dtype`` values; the cast is exact."""
+        torch = self.module()
+        return torch.as_tensor(np.asarray(values, dtype=np.float64)).to(device=device, dtype=self.dtype(dtype))
+
+    def int_array(self, values, device="cpu"):
+        return self.module().as_tensor(np.asarray(values, dtype=np.int64), device=device)
+
+    def numpy(self, out):
+        torch = self.module()
+        if not isinstance(out, torch.Tensor):
+            out = torch.as_tensor(out)
+        return out.detach().to(device="cpu", dtype=torch.float64).numpy()
+
+    def dtype_name(self, out):
+        return str(out.dtype).replace("torch.", "")
+
+    def vjp(self, fn, kwargs, wrt, cotangent):
+        torch = self.module()
+        x = kwargs[wrt].detach().clone().requires_grad_(True)
+        out = fn(**{**kwargs, wrt: x})
+        (g,) = torch.autograd.grad(out, x, grad_outputs=cotangent.to(out.dtype), allow_unused=True)
+        return torch.zeros_like(x) if g is None else g
+
+    def jit(self, fn, static):
+        return None
+
+    def synchronize(self, device):
+        if device == "cuda":
+            self.module().cuda.synchronize()
+
+    def literal(self, values, dtype, device="cpu"):
+        dev = "" if device == "cpu" else f", device={device!r}"
+        return f"torch.tensor({_pylist(values)}, dtype=torch.{dtype}{dev})"
+
+    def int_literal(self, values, device="cpu"):
+        dev = "" if device == "cpu" else f", device={device!r}"
+        return f"torch.tensor({np.asarray(values).tolist()}, dtype=torch.int64{dev})"
+
+    imports = "import torch"
+    to_numpy_code = "out.detach().double().cpu().numpy()"
+
+
+class Jax(Framework):
+    name = "jax"
+
+    def module(self):
+        jax = importlib.import_module("jax")
+        jax.config.update("jax_enable_x64", True)  # float64 inputs must stay float64
+        return jax
+
+    def devices(self):
+        jax = self.module()
+        return sorted({d.platform for d in jax.devices()} | {"cpu"})
+
+    def all_devices(self):
+        return ["cpu", "gpu"]
+
+    def _device(self, device):
+        jax = self.module()
+        return jax.devices(device)[0] if device != "cpu" else jax.devices("cpu")[0]
+
+    def dtype(self, name):
+        import jax.numpy as jnp
+        return getattr(jnp, name)
+
+    def array(self, values, dtype, device="cpu"):
+        jax = self.module()
+        import jax.numpy as jnp
+        a = jnp.asarray(np.asarray(values, dtype=np.float64)).astype(self.dtype(dtype))
+        return jax.device_put(a, self._device(device))
+
+    def int_array(self, values, device="cpu"):
+        jax = self.module()
+        import jax.numpy as jnp
+        return jax.device_put(jnp.asarray(np.asarray(values, dtype=np.int64)), self._device(device))
+
+    def numpy(self, out):
+        return np.asarray(np.asarray(out).astype(np.float64))
+
+    def dtype_name(self, out):
+        return str(out.dtype)
+
+    def vjp(self, fn, kwargs, wrt, cotangent):
+        jax = self.module()
+        rest = {k: v for k, v in kwargs.items() if k != wrt}
+        out, pullback = jax.vjp(lambda x: fn(**rest, **{wrt: x}), kwargs[wrt])
+        (g,) = pullback(cotangent.astype(out.dtype))
+        return g
+
+    def jit(self, fn, static):
+        return self.module().jit(fn, static_argnames=tuple(static))
+
+    def synchronize(self, device):
+        pass
+
+    def literal(self, values, dtype, device="cpu"):
+        return f"jnp.asarray({_pylist(values)}, dtype=jnp.{dtype})"
+
+    def int_literal(self, values, device="cpu"):
+        return f"jnp.asarray({np.asarray(values).tolist()}, dtype=jnp.int64)"
+
+    imports = "import jax\njax.config.update('jax_enable_x64', True)\nimport jax.numpy as jnp"
+    to_numpy_code = "np.asarray(out, dtype=np.float64)"
+
+
+def _pylist(values):
+    """Python source for a nested list of floats (repr round-trips; -inf as float('-inf'))."""
+    a = np.asarray(values, dtype=np.float64)
+
+    def one(v):
+        v = float(v)
+        if v != v:
+            return "float('nan')"
+        if v in (float("inf"), float("-inf")):
+            return f"float('{v}')"
+        return repr(v)
+
+    def rec(x):
+        return "[" + ", ".join(rec(t) for t in x) + "]" if isinstance(x, np.ndarray) and x.ndim else one(x)
+    return rec(a) if a.ndim else one(a)
+
+
+FRAMEWORKS = {"torch": Torch(), "jax": Jax()}
+
+
+def get(name: str) -> Framework:
+    if name not in FRAMEWORKS:
+        raise ValueError(f"framework must be one of {NAMES}, got {name!r}")
+    return FRAMEWORKS[name]
+
+
+def infer(fn) -> str:
+    """Guess the framework of a callable from the modules its code refers to."""
+    import inspect
+    seen = set()
+    mod = inspect.getmodule(fn)
+    names = [getattr(fn, "__module__", "") or ""]
+    if mod is not None:
+        for v in vars(mod).values():
+            m = getattr(v, "__name__", "") if inspect.ismodule(v) else getattr(v, "__module__", "") or ""
+            names.append(m)
+    for n in names:
+        root = n.split(".")[0]
+        if root in NAMES:
+            seen.add(root)
+        elif root in ("jaxlib", "flax", "optax"):
+            seen.add("jax")
+    if len(seen) == 1:
+        return seen.pop()
+    raise ValueError(f"cannot infer the framework of {getattr(fn, '__qualname__', fn)!r} "
+                     f"(its module refers to {sorted(seen) or 'neither torch nor jax'}); pass --framework torch|jax")
+
+
+assert set(DTYPES) == {"float16", "bfloat16", "float32", "float64"}

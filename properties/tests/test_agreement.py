@@ -1,0 +1,40 @@
+"""torch ≈ jax: our two independent implementations agree with each other,
+within the sum of their two error bounds against the reference."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import impls
+import spec
+from properties import frameworks
+from properties.dtypes import DTYPES, error_bound
+from properties.strategies import arguments
+
+pytestmark = pytest.mark.skipif(not all(frameworks.get(f).available() for f in frameworks.NAMES),
+                                reason="needs both torch and jax")
+
+
+def _run(fw_name, q, args, dtype):
+    fw = frameworks.get(fw_name)
+    native = {a.name: fw.array(args[a.name], dtype) if a.kind == "vector" else args[a.name] for a in q.args}
+    pos = [native[a.name] for a in q.args if a.required]
+    kw = {a.name: native[a.name] for a in q.args if not a.required}
+    return fw.numpy(impls.get(q.name, fw_name)(*pos, **kw))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("qname", list(spec.QUANTITIES))
+@given(data=st.data())
+def test_torch_agrees_with_jax(qname, dtype, data):
+    q = spec.get(qname)
+    args = data.draw(arguments(q, "moderate", dtype))
+    t, j = _run("torch", q, args, dtype), _run("jax", q, args, dtype)
+    ref, sens = spec.Reference(q).evaluate(args)
+    n = np.shape(args[q.vector_args[0].name])[-1]
+    for idx in np.ndindex(*t.shape):
+        r = float(ref[idx])
+        bound = 2 * error_bound(r, sens[idx], dtype, n)  # each side is within its own bound
+        assert abs(t[idx] - j[idx]) <= bound or (t[idx] == j[idx]), (
+            f"{qname}[{dtype}] at {idx}: torch {t[idx]!r}, jax {j[idx]!r}, reference {r!r}, bound {bound:.3g}")

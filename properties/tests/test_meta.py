@@ -1,0 +1,29 @@
+"""The suite tests its own power: every deliberately broken implementation
+in properties/tests/broken is caught by the property expected to catch it."""
+
+import pytest
+
+from properties import frameworks
+from properties.engine import audit
+from properties.tests.broken import BROKEN
+
+
+@pytest.mark.parametrize("broken", BROKEN, ids=[b.name for b in BROKEN])
+def test_broken_is_caught(broken):
+    if not frameworks.get(broken.framework).available():
+        pytest.skip(f"{broken.framework} is not installed")
+    res = audit(broken.load(), broken.quantity, broken.framework, label=broken.name,
+                target_spec=broken.target, only=broken.caught_by)
+    ran = [r for r in res["results"] if r["property"].startswith(broken.caught_by)]
+    assert ran, f"no property named {broken.caught_by}*"
+    failed = [r for r in ran if r["verdict"] == "fails"]
+    assert failed, f"{broken.name} ({broken.why}) was not caught by {broken.caught_by}: " + \
+        "; ".join(f"{r['property']}={r['verdict']}" for r in ran)
+    for r in failed:  # every failure carries a runnable counterexample
+        if r["kind"] == "conformance":
+            assert r["counterexample"] and "fn(" in r["counterexample"]["snippet"]
+
+
+def test_catalogue_of_broken_covers_every_smoothing_quantity():
+    assert {b.quantity for b in BROKEN} >= {"logsumexp", "softmax", "soft_argmax", "soft_topk"}
+    assert len(BROKEN) >= 8

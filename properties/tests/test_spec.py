@@ -1,0 +1,82 @@
+"""The spec itself: symbolic claims reach the status the mathematics says,
+and the reference agrees with closed forms computed independently here."""
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+import spec
+from spec.smoothing import hard_topk
+
+#: claims the seeds or the catalogue state and the spec refutes (a finding each);
+#: every other symbolic claim must be proved.
+REFUTED = {
+    ("soft_topk", "hard_is_topk"),   # fails for topk = n: x = [1, 0], topk = 2 gives [2, 0]
+    ("soft_topk", "limit_topk"),     # for topk = n the limit is not the indicator
+    ("soft_topk", "entries_le_one"),  # p can exceed 1: x = [10, 0], topk = 2 gives p_0 ≈ 1.50007
+}
+
+CLAIMS = [(q.name, c) for q in spec.QUANTITIES.values() for c in q.symbolic_claims]
+
+
+@pytest.mark.parametrize("qname, claim", CLAIMS, ids=[f"{q}-{c.name}" for q, c in CLAIMS])
+def test_symbolic_claim(qname, claim):
+    r = claim.check()
+    if (qname, claim.name) in REFUTED:
+        assert r.status == "refuted" and r.counterexample, r
+    else:
+        assert r.status in ("proved", "proved on instances"), r
+    assert r.detail
+
+
+def test_refuted_list_is_current():
+    names = {(q, c.name) for q, c in CLAIMS}
+    assert REFUTED <= names, REFUTED - names
+
+
+def _ref(name, **args):
+    return spec.Reference(spec.get(name)).value(**args)
+
+
+def test_reference_closed_forms():
+    # independent closed forms (not the implementations' output)
+    assert _ref("logsumexp", x=np.array([0.0, 0.0]), k=1.0) == pytest.approx(math.log(2), rel=1e-15)
+    assert _ref("logsumexp", x=np.array([1.0, 2.0, 3.0]), k=2.0) == pytest.approx(
+        math.log(math.exp(2) + math.exp(4) + math.exp(6)) / 2, rel=1e-15)
+    np.testing.assert_allclose(_ref("softmax", x=np.array([0.0, math.log(3.0)]), k=1.0), [0.25, 0.75], rtol=1e-15)
+    assert _ref("soft_argmax", x=np.array([5.0, 5.0, 5.0]), k=3.0) == pytest.approx(1.0, rel=1e-15)
+    # soft_topk([10, 0], 2, 1) by hand: p = [σ(10), σ(−10)], then y = [10·σ(−10), 0]
+    s = lambda t: 1 / (1 + mpmath.exp(-t))  # noqa: E731
+    with mpmath.workdps(40):
+        want = [s(10) + s(10 * s(-10)), s(-10) + s(-10 * s(-10))]
+    np.testing.assert_allclose(_ref("soft_topk", x=np.array([10.0, 0.0]), topk=2, k=1.0), [float(w) for w in want], rtol=1e-15)
+
+
+def test_reference_masking_conventions():
+    lse = _ref("logsumexp", x=np.array([[-np.inf, -np.inf], [-np.inf, 0.0]]), k=1.0)
+    assert lse[0] == -np.inf and lse[1] == 0.0
+    sm = _ref("softmax", x=np.array([[-np.inf, -np.inf], [-np.inf, 0.0]]), k=1.0)
+    np.testing.assert_array_equal(sm, [[0.0, 0.0], [0.0, 1.0]])
+    # the masked entry keeps its index: soft_argmax of [-inf, 0] is exactly 1
+    assert _ref("soft_argmax", x=np.array([-np.inf, 0.0]), k=1.0) == 1.0
+    g, _ = spec.Reference(spec.get("logsumexp")).vjp({"x": np.array([-np.inf, -np.inf]), "k": 1.0}, np.array(1.0), "x")
+    assert [float(v) for v in g] == [0.0, 0.0]
+
+
+def test_reference_gradient_is_softmax():
+    x = np.array([0.3, -1.2, 2.5, 0.0])
+    g, _ = spec.Reference(spec.get("logsumexp")).vjp({"x": x, "k": 1.7}, np.array(1.0), "x")
+    e = np.exp(1.7 * (x - x.max()))
+    np.testing.assert_allclose([float(v) for v in g], e / e.sum(), rtol=1e-14)
+
+
+def test_hard_topk_examples():
+    assert hard_topk([3, 1, 2], 2) == [1, 0, 1]
+    assert hard_topk([1, 0], 2) == [2, 0]  # the seed's recursion at topk = n (refuted claim)
+
+
+def test_reference_rejects_nan():
+    with pytest.raises(ValueError, match="NaN"):
+        _ref("logsumexp", x=np.array([np.nan, 0.0]), k=1.0)

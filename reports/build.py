@@ -1,0 +1,120 @@
+"""Audit our implementations and assemble the results dict that
+reports.render turns into index.md / index.html / results.json."""
+
+from __future__ import annotations
+
+import datetime
+import platform
+import sys
+import time
+
+
+def environment():
+    from properties import frameworks
+    env = {"python": platform.python_version(), "devices": [], "skipped_devices": []}
+    for name in frameworks.NAMES:
+        fw = frameworks.get(name)
+        if not fw.available():
+            env["skipped_devices"].append(f"{name}: not installed")
+            continue
+        env[name] = fw.module().__version__
+        have = fw.devices()
+        env["devices"] += [f"{name}:{d}" for d in have]
+        env["skipped_devices"] += [f"{name}:{d}: not available on this machine" for d in fw.all_devices() if d not in have]
+    return env
+
+
+def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None):
+    """Audit every registered implementation on every available device."""
+    import impls
+    import spec
+    from properties import engine, frameworks
+    audits = []
+    for fw_name in frameworks.NAMES:
+        fw = frameworks.get(fw_name)
+        if not fw.available():
+            print(f"skipping {fw_name}: not installed", file=sys.stderr)
+            continue
+        ours = impls.implementations(fw_name)
+        for device in fw.devices():
+            for qname in spec.QUANTITIES:
+                if quantities and qname not in quantities:
+                    continue
+                if qname not in ours:
+                    continue
+                label = f"{fw_name} (ours)" + ("" if device == "cpu" else f" [{device}]")
+                if verbose:
+                    print(f"{label} :: {qname}", flush=True)
+                t0 = time.perf_counter()
+                res = engine.audit(ours[qname], qname, fw_name, device, label=label,
+                                   target_spec=impls.target(qname, fw_name), max_examples=max_examples, seed=seed,
+                                   progress=engine.progress_printer() if verbose else None)
+                res["third_party"] = False
+                res["seconds"] = round(time.perf_counter() - t0, 2)
+                audits.append(res)
+    return audits
+
+
+def claim_records(q, audits, symbolic=True, verbose=False):
+    """Each claim with its status: proved / proved on instances / refuted (symbolic),
+    held / failed with per-implementation verdicts (numerical)."""
+    out = []
+    for c in q.claims:
+        if hasattr(c, "check") and c in q.symbolic_claims:
+            if not symbolic:
+                continue
+            t0 = time.perf_counter()
+            r = c.check()
+            if verbose:
+                print(f"  claim {q.name}.{c.name}: {r.status} ({time.perf_counter() - t0:.1f}s)", flush=True)
+            out.append({"name": c.name, "statement": c.statement, "kind": "symbolic", "status": r.status,
+                        "detail": r.detail, "counterexample": r.counterexample, "source": c.source})
+            continue
+        per, examples = {}, 0
+        for a in audits:
+            if a["quantity"] != q.name:
+                continue
+            for r in a["results"]:
+                if r["property"] == f"claim:{c.name}":
+                    per[a["label"]] = "held" if r["verdict"] == "holds" else r["verdict"]
+                    examples = max(examples, r["examples"])
+        if not per:
+            status, detail = "not run", "no implementation audited"
+        elif all(v == "held" for v in per.values()):
+            status, detail = "held", f"held on {examples} examples on each of {len(per)} implementations (tolerance: {c.tolerance})"
+        else:
+            status = "failed"
+            detail = "broken by " + ", ".join(k for k, v in per.items() if v != "held") + f" (tolerance: {c.tolerance})"
+        out.append({"name": c.name, "statement": c.statement, "kind": "numerical", "status": status,
+                    "examples": examples, "detail": detail, "counterexample": None,
+                    "per_implementation": per, "source": c.source})
+    return out
+
+
+def build_results(audits, settings=None, symbolic=True, verbose=False):
+    import spec
+    quantities = {}
+    names = [n for n in spec.QUANTITIES if symbolic or any(a["quantity"] == n for a in audits)]
+    for name in names:
+        q = spec.QUANTITIES[name]
+        quantities[name] = {
+            "family": q.family, "summary": q.summary, "formula": q.formula, "signature": q.signature,
+            "conventions": list(q.conventions), "reference": q.reference,
+            "claims": claim_records(q, audits, symbolic, verbose),
+        }
+    return {
+        "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "losscheck_version": _version(),
+        "settings": settings or {},
+        "environment": environment(),
+        "quantities": quantities,
+        "audits": audits,
+    }
+
+
+def _version():
+    try:
+        from importlib.metadata import version
+        return version("losscheck")
+    except Exception:
+        return "0+unknown"

@@ -1,0 +1,197 @@
+"""The ``losscheck`` command line.
+
+    losscheck list
+    losscheck audit TARGET --quantity NAME [--framework torch|jax] [--device cpu]
+                    [--max-examples N] [--seed S] [--report DIR] [--strict] [--only TEXT]
+    losscheck report [--out DIR] [--max-examples N] [--seed S]
+
+TARGET is ``package.module:callable`` or ``path/to/file.py:callable``.
+Exit status: 0 every conformance property holds, 1 one fails, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def load_target(target: str):
+    """Import ``module:callable`` or ``file.py:callable``; UsageError with a clear message otherwise."""
+    mod_name, sep, attr = target.rpartition(":")
+    if not sep or not mod_name or not attr:
+        raise UsageError(f"TARGET must be 'package.module:callable' or 'path/to/file.py:callable', got {target!r}")
+    try:
+        if mod_name.endswith(".py"):
+            path = Path(mod_name)
+            if not path.is_file():
+                raise UsageError(f"TARGET file {mod_name!r} does not exist")
+            spec = importlib.util.spec_from_file_location(f"losscheck_target_{path.stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.path.insert(0, str(path.resolve().parent))
+            try:
+                spec.loader.exec_module(module)
+            finally:
+                sys.path.pop(0)
+        else:
+            if os.getcwd() not in sys.path:
+                sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(mod_name)
+    except UsageError:
+        raise
+    except Exception as e:
+        raise UsageError(f"cannot import TARGET {mod_name!r}: {type(e).__name__}: {e}") from e
+    fn = getattr(module, attr, None)
+    if fn is None or not callable(fn):
+        raise UsageError(f"TARGET module {mod_name!r} has no callable {attr!r}")
+    return fn
+
+
+def check_signature(fn, q):
+    """The callable must accept the catalogue signature (required args positionally, the rest by name)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return  # builtins without a signature: let the properties speak
+    try:
+        sig.bind(*[a.name for a in q.args if a.required], **{a.name: a.default for a in q.args if not a.required})
+    except TypeError as e:
+        raise UsageError(f"signature does not fit: {q.name} needs {q.signature}, the target is {fn.__name__}{sig} ({e})") from e
+
+
+def cmd_list(args):
+    import spec
+    for q in spec.QUANTITIES.values():
+        print(f"{q.signature:<40} {q.family:<10} {q.formula}")
+    return EXIT_OK
+
+
+def cmd_audit(args):
+    import spec
+    from properties import engine, profiles
+    profiles.load(args.profile)
+    try:
+        q = spec.get(args.quantity)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    fn = load_target(args.target)
+    check_signature(fn, q)
+    from properties import frameworks
+    try:
+        framework = args.framework or frameworks.infer(fn)
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    print(f"losscheck audit {args.target} --quantity {q.name} ({framework}, {args.device}, "
+          f"{args.max_examples} examples per property{'' if args.seed is None else f', seed {args.seed}'})", flush=True)
+    try:
+        result = engine.audit(fn, q.name, framework, args.device, label=args.target, target_spec=args.target,
+                              max_examples=args.max_examples, seed=args.seed, only=args.only,
+                              progress=engine.progress_printer())
+    except ValueError as e:
+        raise UsageError(str(e)) from e
+    _print_failures([result])
+    ok = engine.conformance_ok(result, strict=args.strict)
+    conf = [r for r in result["results"] if r["kind"] == "conformance"]
+    contract = [r for r in result["results"] if r["kind"] == "contract"]
+    print(f"conformance: {sum(r['verdict'] == 'holds' for r in conf)}/{len(conf)} hold; "
+          f"contract: {sum(r['verdict'] == 'holds' for r in contract)}/{len(contract)} hold"
+          f"{'' if args.strict else ' (informational; --strict makes them count)'}")
+    print("verdict: PASS" if ok else "verdict: FAIL")
+    if args.report:
+        from reports.build import build_results
+        from reports.render import write_report
+        paths = write_report(build_results([result], settings=_settings(args), symbolic=False), args.report)
+        print(f"report: {', '.join(str(p) for p in paths.values())}")
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def _settings(args):
+    return {"profile": args.profile, "max_examples": args.max_examples, "seed": args.seed}
+
+
+def _print_failures(results):
+    for res in results:
+        for r in res["results"]:
+            if r["verdict"] == "fails" and r.get("counterexample"):
+                c = r["counterexample"]
+                print(f"\n--- {res['label']} :: {r['property']} ({r['kind']}) ---\n{r['message']}")
+                if c.get("snippet"):
+                    print("reproduce:\n" + "\n".join("    " + line for line in c["snippet"].splitlines()))
+                if c.get("expected") is not None:
+                    print(f"expected: {c['expected']}\ngot:      {c['got']}")
+
+
+def cmd_report(args):
+    from properties import profiles
+    from reports.build import audit_ours, build_results
+    from reports.render import write_report
+    profiles.load(args.profile)
+    audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True)
+    results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
+    paths = write_report(results, args.out)
+    _print_failures(audits)
+    bad = [a for a in audits for r in a["results"] if r["kind"] == "conformance" and r["verdict"] != "holds"]
+    print(f"\nreport written: {', '.join(str(p) for p in paths.values())}")
+    print(f"{len(audits)} audits, {sum(len(a['results']) for a in audits)} properties, "
+          f"{len(bad)} conformance failures")
+    return EXIT_OK if not bad else EXIT_FAIL
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="losscheck", description="Property-based verification of differentiable metric surrogates.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the quantities and their signatures").set_defaults(func=cmd_list)
+
+    a = sub.add_parser("audit", help="audit one callable against a quantity's spec")
+    a.add_argument("target", help="package.module:callable or path/to/file.py:callable")
+    a.add_argument("--quantity", required=True, help="catalogue name, e.g. logsumexp (see `losscheck list`)")
+    a.add_argument("--framework", choices=("torch", "jax"), help="inferred from the target when omitted")
+    a.add_argument("--device", default="cpu", help="cpu (default), cuda (torch) or gpu (jax)")
+    a.add_argument("--max-examples", type=_positive_int, default=50, help="Hypothesis examples per property (default 50)")
+    a.add_argument("--seed", type=int, help="random seed (default: derandomised, reproducible)")
+    a.add_argument("--report", metavar="DIR", help="also write index.md, index.html and results.json to DIR")
+    a.add_argument("--strict", action="store_true", help="contract checks (ValueError on bad input) also decide the exit status")
+    a.add_argument("--only", metavar="TEXT", help="run only properties whose name contains TEXT")
+    a.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
+    a.set_defaults(func=cmd_audit)
+
+    r = sub.add_parser("report", help="audit every registered implementation and write the report")
+    r.add_argument("--out", default="reports/out", help="output folder (default reports/out)")
+    r.add_argument("--max-examples", type=_positive_int, default=25, help="Hypothesis examples per property (default 25)")
+    r.add_argument("--seed", type=int, help="random seed (default: derandomised)")
+    r.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
+    r.set_defaults(func=cmd_report)
+    return p
+
+
+def _positive_int(v):
+    try:
+        i = int(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {v!r}") from None
+    if i < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {v!r}")
+    return i
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as e:
+        print(f"losscheck: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,719 @@
+"""Render a losscheck results dict as Markdown, self-contained HTML and strict JSON.
+
+The results dict comes from the audit engine (see the schema in the project
+docs). Rendering is tolerant: every optional field may be missing or None.
+
+Public API:
+    render_markdown(results) -> str       pure
+    render_html(results) -> str           pure, no JavaScript, no network
+    to_json(results) -> str               strict JSON (NaN/inf become strings)
+    write_report(results, out_dir)        writes index.md, index.html, results.json
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import json
+import math
+import os
+import re
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+VERDICTS = ("holds", "fails", "error", "skipped")
+FAILING_VERDICTS = ("fails", "error")
+GOOD_CLAIM_STATUSES = ("proved", "proved on instances", "held")
+BAD_CLAIM_STATUSES = ("refuted", "failed")
+CONTRACT_NOTE = "Contract checks are informational: they do not affect the exit status."
+DASH = "–"
+
+
+# --------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------
+
+def write_report(results: dict, out_dir: str | Path) -> dict[str, Path]:
+    """Write index.md, index.html and results.json atomically into out_dir.
+
+    Returns {"index.md": path, "index.html": path, "results.json": path}.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    clean = sanitize(results)
+    contents = {
+        "index.md": render_markdown(clean),
+        "index.html": render_html(clean),
+        "results.json": to_json(clean),
+    }
+    paths: dict[str, Path] = {}
+    for name, text in contents.items():
+        paths[name] = out / name
+        _atomic_write(paths[name], text)
+    return paths
+
+
+def sanitize(value: Any) -> Any:
+    """Return a copy of value with NaN/inf floats replaced by "nan"/"inf"/"-inf"."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return value
+    if isinstance(value, dict):
+        return {str(key): sanitize(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [sanitize(item) for item in value]
+    return value
+
+
+def to_json(results: dict) -> str:
+    """Strict JSON text of results (allow_nan=False always succeeds)."""
+    text = json.dumps(sanitize(results), indent=2, ensure_ascii=False,
+                      allow_nan=False, default=str)
+    return text + "\n"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write text to a temp file next to path, then os.replace it into place."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------
+# Reading the results dict (shared by both renderers)
+# --------------------------------------------------------------------------
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(item) for item in value)
+    return str(value)
+
+
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _audits(results: dict) -> list[dict]:
+    return [a for a in results.get("audits") or [] if isinstance(a, dict)]
+
+
+def _results_of(audit: dict) -> list[dict]:
+    return [r for r in audit.get("results") or [] if isinstance(r, dict)]
+
+
+def _is_contract(result: dict) -> bool:
+    return result.get("kind") == "contract"
+
+
+def _count(results: list[dict]) -> Counter:
+    return Counter(_text(r.get("verdict")) for r in results)
+
+
+def _quantities(results: dict) -> dict[str, dict]:
+    return {str(k): _mapping(v) for k, v in _mapping(results.get("quantities")).items()}
+
+
+def _quantity_names(results: dict) -> list[str]:
+    """Quantities in the given order, then any that only appear in audits."""
+    names = list(_quantities(results))
+    for audit in _audits(results):
+        name = _text(audit.get("quantity"))
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def _claims(quantity: dict) -> list[dict]:
+    return [c for c in quantity.get("claims") or [] if isinstance(c, dict)]
+
+
+def _number(value: Any) -> float | None:
+    """A float from a number or a sanitised string ("inf", "nan"); else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return float(value)
+    return None
+
+
+def _fmt_number(value: Any) -> str:
+    number = _number(value)
+    if number is None:
+        return _text(value)
+    if math.isnan(number):
+        return "nan"
+    if math.isinf(number):
+        return "inf" if number > 0 else "-inf"
+    text = f"{number:.3g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}"
+    return text
+
+
+def _fmt_ulps(value: Any) -> str:
+    return f"{_fmt_number(value)} ulp" if value is not None else ""
+
+
+def _cell(result: dict | None) -> tuple[str, str]:
+    """(css class, text) of one matrix cell."""
+    if result is None:
+        return "na", DASH
+    verdict = _text(result.get("verdict"))
+    ulps = _fmt_ulps(result.get("max_ulps"))
+    if verdict == "holds":
+        return "holds", f"✓ {ulps}".strip()
+    if verdict == "fails":
+        return "fails", f"✗ {ulps}".strip()
+    if verdict == "error":
+        return "error", "error"
+    if verdict == "skipped":
+        return "skipped", DASH
+    return "na", verdict or "?"
+
+
+def _summary_rows(results: dict) -> list[dict]:
+    rows = []
+    for audit in _audits(results):
+        checks = _results_of(audit)
+        rows.append({
+            "label": _text(audit.get("label")),
+            "quantity": _text(audit.get("quantity")),
+            "framework": _text(audit.get("framework")),
+            "device": _text(audit.get("device")),
+            "third_party": bool(audit.get("third_party")),
+            "conformance": _count([r for r in checks if not _is_contract(r)]),
+            "contract": _count([r for r in checks if _is_contract(r)]),
+        })
+    return rows
+
+
+def _overall(results: dict) -> tuple[str, str]:
+    """(verdict word, explanation) for the whole run."""
+    rows = _summary_rows(results)
+    conformance = sum((row["conformance"] for row in rows), Counter())
+    claim_status = Counter(_text(c.get("status"))
+                           for q in _quantities(results).values() for c in _claims(q))
+    if conformance["fails"] or conformance["error"]:
+        verdict = "FAIL"
+    elif conformance["holds"]:
+        verdict = "PASS"
+    else:
+        verdict = "NO RESULTS"
+    explanation = (
+        f"{len(rows)} audit target(s); conformance properties: "
+        f"{conformance['holds']} hold, {conformance['fails']} fail, "
+        f"{conformance['error']} error, {conformance['skipped']} skipped. "
+        f"Claims: {claim_status['refuted']} refuted, {claim_status['failed']} failed. "
+        + CONTRACT_NOTE
+    )
+    return verdict, explanation
+
+
+def _matrix(results: dict, quantity: str, contract: bool):
+    """Columns (property names) and rows (label, [result or None per column])."""
+    columns: list[str] = []
+    rows: list[tuple[str, dict]] = []
+    for audit in _audits(results):
+        if _text(audit.get("quantity")) != quantity:
+            continue
+        cells = {}
+        for result in _results_of(audit):
+            if _is_contract(result) != contract:
+                continue
+            name = _text(result.get("property"))
+            if name not in columns:
+                columns.append(name)
+            cells[name] = result
+        rows.append((_text(audit.get("label")), cells))
+    return columns, [(label, [cells.get(c) for c in columns]) for label, cells in rows]
+
+
+def _failures(results: dict) -> list[tuple[dict, dict]]:
+    return [(audit, result)
+            for audit in _audits(results)
+            for result in _results_of(audit)
+            if result.get("verdict") in FAILING_VERDICTS]
+
+
+def _counterexample_parts(counterexample: Any) -> list[tuple[str, str, str]]:
+    """(label, text, code language) pieces of a counterexample."""
+    if counterexample is None or counterexample == "" or counterexample == {}:
+        return []
+    if isinstance(counterexample, str):
+        return [("Counterexample", counterexample, "text")]
+    if not isinstance(counterexample, dict):
+        return [("Counterexample", json.dumps(counterexample, ensure_ascii=False,
+                                               default=str), "text")]
+    labels = {"snippet": ("Counterexample (Python)", "python"), "inputs": ("Inputs", "text"),
+              "expected": ("Expected", "text"), "got": ("Got", "text")}
+    parts = []
+    for key in list(labels) + [k for k in counterexample if k not in labels]:
+        value = counterexample.get(key)
+        if value is None or value == "":
+            continue
+        label, lang = labels.get(key, (key.capitalize(), "text"))
+        if not isinstance(value, str):
+            value = json.dumps(value, ensure_ascii=False, indent=2, default=str)
+        parts.append((label, value, lang))
+    return parts
+
+
+def _per_implementation(claim: dict) -> list[tuple[str, str]]:
+    return [(str(k), _text(v)) for k, v in _mapping(claim.get("per_implementation")).items()]
+
+
+def _claim_class(status: str) -> str:
+    if status in BAD_CLAIM_STATUSES:
+        return "bad"
+    if status in GOOD_CLAIM_STATUSES:
+        return "good"
+    return "neutral"
+
+
+def _allowed_text(result: dict) -> str:
+    max_ulps = _fmt_ulps(result.get("max_ulps")) or "n/a"
+    allowed = _fmt_ulps(result.get("allowed_ulps"))
+    return f"{max_ulps} (allowed {allowed})" if allowed else max_ulps
+
+
+def _target_text(audit: dict) -> str:
+    extras = [_text(audit.get(k)) for k in ("framework", "device") if audit.get(k)]
+    if audit.get("third_party"):
+        extras.append("third party")
+    return ", ".join(extras)
+
+
+# --------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------
+
+def _gh_slug(text: str) -> str:
+    """GitHub-style heading anchor."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def _md_code(value: Any) -> str:
+    text = _text(value).replace("\n", " ")
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_block(value: Any, lang: str = "") -> str:
+    text = _text(value).rstrip("\n")
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _md_cell(markdown: str) -> str:
+    return markdown.replace("|", "\\|").replace("\r", "").replace("\n", "<br>")
+
+
+def _md_table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(_md_cell(h) for h in headers) + " |",
+             "|" + "|".join(" --- " for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _md_key_values(mapping: dict) -> str:
+    if not mapping:
+        return "_not recorded_"
+    return "\n".join(f"- **{key}:** {_text(value) if value is not None else 'none'}"
+                     for key, value in mapping.items())
+
+
+def render_markdown(results: dict) -> str:
+    """The whole report as GitHub-flavoured Markdown."""
+    results = _mapping(results)
+    sections = [_md_header(results), _md_summary(results)]
+    sections += [_md_quantity(results, name) for name in _quantity_names(results)]
+    sections.append(_md_failures(results))
+    return "\n\n".join(sections) + "\n"
+
+
+def _md_header(results: dict) -> str:
+    names = _quantity_names(results)
+    toc = ["[Summary](#summary)"] + [f"[{n}](#{_gh_slug(n)})" for n in names]
+    toc.append(f"[Failures](#failures) ({len(_failures(results))})")
+    return "\n\n".join([
+        "# losscheck report",
+        f"Generated {_text(results.get('generated')) or 'at an unknown time'}"
+        f" · losscheck {_text(results.get('losscheck_version')) or 'unknown version'}",
+        "**Contents:** " + " · ".join(toc),
+        "## Settings", _md_key_values(_mapping(results.get("settings"))),
+        "## Environment", _md_key_values(_mapping(results.get("environment"))),
+    ])
+
+
+def _md_summary(results: dict) -> str:
+    headers = ["Implementation", "Quantity", "Framework", "Device",
+               "✓ holds", "✗ fails", "error", "– skipped", "contracts ✓/✗/error/–"]
+    rows = []
+    for row in _summary_rows(results):
+        conf, con = row["conformance"], row["contract"]
+        label = row["label"] + (" (third party)" if row["third_party"] else "")
+        rows.append([label, _md_code(row["quantity"]), row["framework"], row["device"],
+                     *(str(conf[v]) for v in VERDICTS),
+                     "/".join(str(con[v]) for v in VERDICTS)])
+    verdict, explanation = _overall(results)
+    table = _md_table(headers, rows) if rows else "_No audits were run._"
+    return f"## Summary\n\n{table}\n\n**Overall: {verdict}** — {explanation}"
+
+
+def _md_claim_status(status: str) -> str:
+    if status in BAD_CLAIM_STATUSES:
+        return f"❌ **{status.upper()}**"
+    if status in GOOD_CLAIM_STATUSES:
+        return f"✓ {status}"
+    return status or DASH
+
+
+def _md_claim_detail(claim: dict) -> str:
+    detail = _text(claim.get("detail"))
+    per_impl = _per_implementation(claim)
+    if per_impl:
+        marks = "; ".join(f"{impl}: **{st}**" if st in BAD_CLAIM_STATUSES else f"{impl}: {st}"
+                          for impl, st in per_impl)
+        detail = f"{detail} (per implementation: {marks})" if detail else marks
+    return detail
+
+
+def _md_claims(quantity: dict) -> str:
+    claims = _claims(quantity)
+    if not claims:
+        return "### Claims\n\n_No claims recorded._"
+    rows = [[_md_code(c.get("name")), _md_code(c.get("statement")), _text(c.get("kind")),
+             _md_claim_status(_text(c.get("status"))), _md_claim_detail(c)] for c in claims]
+    parts = ["### Claims", _md_table(["Claim", "Statement", "Kind", "Status", "Detail"], rows)]
+    for claim in claims:
+        pieces = _counterexample_parts(claim.get("counterexample"))
+        if not pieces:
+            continue
+        status = _md_claim_status(_text(claim.get("status")))
+        parts.append(f"**Counterexample to {_md_code(claim.get('name'))}** ({status}):")
+        parts += [_md_block(text, lang) if label == "Counterexample"
+                  else f"{label}:\n\n{_md_block(text, lang)}" for label, text, lang in pieces]
+    return "\n\n".join(parts)
+
+
+def _md_matrix(results: dict, name: str, contract: bool) -> str:
+    columns, rows = _matrix(results, name, contract)
+    if not columns:
+        return ""
+    body = [[label] + [_cell(r)[1] for r in cells] for label, cells in rows]
+    title = "### Contract checks\n\n_" + CONTRACT_NOTE + "_" if contract else "### Conformance"
+    return f"{title}\n\n{_md_table(['Implementation'] + columns, body)}"
+
+
+def _md_quantity(results: dict, name: str) -> str:
+    quantity = _quantities(results).get(name, {})
+    lines = [f"## {name}"]
+    intro = _text(quantity.get("summary"))
+    if quantity.get("family"):
+        intro += f" (family: {_text(quantity.get('family'))})"
+    if intro.strip():
+        lines.append(intro.strip())
+    facts = [f"- **{label}:** {_md_code(quantity[key])}"
+             for key, label in (("formula", "Formula"), ("signature", "Signature"))
+             if quantity.get(key)]
+    if quantity.get("reference"):
+        facts.append(f"- **Reference:** {_text(quantity['reference'])}")
+    conventions = [c for c in quantity.get("conventions") or [] if c]
+    if conventions:
+        facts.append("- **Conventions:**\n" + "\n".join(f"  - {_text(c)}" for c in conventions))
+    if facts:
+        lines.append("\n".join(facts))
+    lines.append(_md_claims(quantity))
+    conformance = _md_matrix(results, name, contract=False)
+    lines.append(conformance or "### Conformance\n\n_No conformance results._")
+    contract = _md_matrix(results, name, contract=True)
+    if contract:
+        lines.append(contract)
+    return "\n\n".join(lines)
+
+
+def _md_failures(results: dict) -> str:
+    failures = _failures(results)
+    if not failures:
+        return "## Failures\n\nNo failing or erroring results."
+    parts = ["## Failures", f"{len(failures)} result(s) failed or raised an error."]
+    for audit, result in failures:
+        verdict = _text(result.get("verdict"))
+        kind = _text(result.get("kind"))
+        if kind == "contract":
+            kind += " (informational)"
+        mark = "✗" if verdict == "fails" else "error:"
+        parts.append(f"### {mark} {_text(audit.get('label'))} — {_text(result.get('property'))}")
+        parts.append("\n".join([
+            f"- **Target:** {_md_code(audit.get('target'))} ({_target_text(audit)}),"
+            f" quantity {_md_code(audit.get('quantity'))}",
+            f"- **Kind:** {kind} · **Verdict:** {verdict}"
+            f" · **Examples:** {_text(result.get('examples')) or 'n/a'}",
+            f"- **Max error:** {_allowed_text(result)}",
+        ]))
+        if result.get("message"):
+            parts.append(f"Message:\n\n{_md_block(result['message'], 'text')}")
+        for label, text, lang in _counterexample_parts(result.get("counterexample")):
+            parts.append(f"{label}:\n\n{_md_block(text, lang)}")
+    return "\n\n".join(parts)
+
+
+# --------------------------------------------------------------------------
+# HTML
+# --------------------------------------------------------------------------
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+       max-width: 1200px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.45; }
+h1, h2, h3 { line-height: 1.2; }
+h2 { border-bottom: 1px solid #ddd; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .6em 0 1.2em; font-size: .92em; }
+th, td { border: 1px solid #ccc; padding: .3em .6em; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; }
+td.num { text-align: right; }
+td.holds { background: #d7f0d7; }
+td.fails { background: #f6c6c6; }
+td.error { background: #f3b08f; }
+td.skipped { background: #e2e2e2; color: #555; }
+td.na { background: #f7f7f7; color: #999; }
+tr.refuted td, tr.failed td { background: #fdecea; }
+pre { background: #f6f8fa; border: 1px solid #ddd; padding: .6em; overflow-x: auto; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.badge { display: inline-block; padding: .05em .55em; border-radius: .8em;
+         font-size: .85em; font-weight: 700; color: #fff; white-space: nowrap; }
+.badge.good { background: #2e7d32; }
+.badge.bad { background: #c62828; }
+.badge.neutral { background: #777; }
+.overall { font-size: 1.1em; padding: .5em .8em; border-radius: .3em; }
+.overall.pass { background: #d7f0d7; }
+.overall.fail { background: #f6c6c6; }
+.overall.none { background: #e2e2e2; }
+.note { color: #555; font-style: italic; }
+.meta { color: #555; }
+nav.toc { background: #fafafa; border: 1px solid #ddd; padding: .3em 1em; display: inline-block; }
+.failure { border-left: 4px solid #c62828; padding-left: 1em; margin: 1.5em 0; }
+"""
+
+
+def _h(value: Any) -> str:
+    return html.escape(_text(value))
+
+
+def _html_ids(names: list[str], prefix: str) -> dict[str, str]:
+    """Unique, HTML-safe anchor ids for names."""
+    ids: dict[str, str] = {}
+    for name in names:
+        base = prefix + (re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "x")
+        candidate, n = base, 1
+        while candidate in ids.values():
+            n += 1
+            candidate = f"{base}-{n}"
+        ids[name] = candidate
+    return ids
+
+
+def _td(content_html: str, cls: str = "") -> str:
+    return f'<td class="{cls}">{content_html}</td>' if cls else f"<td>{content_html}</td>"
+
+
+def _html_table(headers: list[str], rows: list[str]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    return (f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n"
+            + "\n".join(rows) + "\n</tbody>\n</table>")
+
+
+def _html_pre(value: Any, lang: str = "") -> str:
+    cls = f' class="language-{html.escape(lang)}"' if lang else ""
+    return f"<pre><code{cls}>{_h(_text(value).rstrip(chr(10)))}</code></pre>"
+
+
+def _html_key_values(mapping: dict) -> str:
+    if not mapping:
+        return '<p class="note">not recorded</p>'
+    rows = [f"<tr><th>{_h(k)}</th>{_td(_h(v) if v is not None else 'none')}</tr>"
+            for k, v in mapping.items()]
+    return "<table>\n" + "\n".join(rows) + "\n</table>"
+
+
+def render_html(results: dict) -> str:
+    """The whole report as one self-contained HTML page (inline CSS, no scripts)."""
+    results = _mapping(results)
+    ids = _html_ids(_quantity_names(results), "q-")
+    body = [_html_header(results, ids), _html_summary(results)]
+    body += [_html_quantity(results, name, ids[name]) for name in ids]
+    body.append(_html_failures(results))
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<title>losscheck report</title>\n"
+            f"<style>{CSS}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+def _html_header(results: dict, ids: dict[str, str]) -> str:
+    toc = ['<li><a href="#summary">Summary</a></li>']
+    toc += [f'<li><a href="#{anchor}">{_h(name)}</a></li>' for name, anchor in ids.items()]
+    toc.append(f'<li><a href="#failures">Failures ({len(_failures(results))})</a></li>')
+    generated = _text(results.get("generated")) or "at an unknown time"
+    version = _text(results.get("losscheck_version")) or "unknown version"
+    return "\n".join([
+        "<h1>losscheck report</h1>",
+        f'<p class="meta">Generated {html.escape(generated)} · losscheck {html.escape(version)}</p>',
+        '<nav class="toc"><strong>Contents</strong>\n<ul>\n' + "\n".join(toc) + "\n</ul></nav>",
+        "<h2>Settings</h2>", _html_key_values(_mapping(results.get("settings"))),
+        "<h2>Environment</h2>", _html_key_values(_mapping(results.get("environment"))),
+    ])
+
+
+def _html_summary(results: dict) -> str:
+    headers = ["Implementation", "Quantity", "Framework", "Device",
+               "✓ holds", "✗ fails", "error", "– skipped", "contracts ✓/✗/error/–"]
+    rows = []
+    for row in _summary_rows(results):
+        conf, con = row["conformance"], row["contract"]
+        label = _h(row["label"]) + (" <em>(third party)</em>" if row["third_party"] else "")
+        counts = [_td(str(conf[v]), f"num {v}" if conf[v] else "num") for v in VERDICTS]
+        rows.append("<tr>" + _td(label) + _td(f"<code>{_h(row['quantity'])}</code>")
+                    + _td(_h(row["framework"])) + _td(_h(row["device"])) + "".join(counts)
+                    + _td(html.escape("/".join(str(con[v]) for v in VERDICTS)), "num") + "</tr>")
+    verdict, explanation = _overall(results)
+    cls = {"PASS": "pass", "FAIL": "fail"}.get(verdict, "none")
+    table = _html_table(headers, rows) if rows else '<p class="note">No audits were run.</p>'
+    return (f'<h2 id="summary">Summary</h2>\n{table}\n'
+            f'<p class="overall {cls}"><strong>Overall: {verdict}</strong> — '
+            f"{html.escape(explanation)}</p>")
+
+
+def _html_badge(status: str) -> str:
+    cls = _claim_class(status)
+    text = status.upper() if cls == "bad" else status or DASH
+    return f'<span class="badge {cls}">{html.escape(text)}</span>'
+
+
+def _html_claim_detail(claim: dict) -> str:
+    detail = _h(claim.get("detail"))
+    per_impl = _per_implementation(claim)
+    if per_impl:
+        items = "".join(f"<li>{_h(impl)}: {_html_badge(st)}</li>" for impl, st in per_impl)
+        detail += f"<ul>{items}</ul>"
+    return detail
+
+
+def _html_claims(quantity: dict) -> str:
+    claims = _claims(quantity)
+    if not claims:
+        return '<h3>Claims</h3>\n<p class="note">No claims recorded.</p>'
+    rows, extras = [], []
+    for claim in claims:
+        status = _text(claim.get("status"))
+        row_cls = f' class="{html.escape(status)}"' if status in BAD_CLAIM_STATUSES else ""
+        rows.append(f"<tr{row_cls}>" + _td(f"<code>{_h(claim.get('name'))}</code>")
+                    + _td(f"<code>{_h(claim.get('statement'))}</code>")
+                    + _td(_h(claim.get("kind"))) + _td(_html_badge(status))
+                    + _td(_html_claim_detail(claim)) + "</tr>")
+        pieces = _counterexample_parts(claim.get("counterexample"))
+        if pieces:
+            extras.append(f"<p><strong>Counterexample to <code>{_h(claim.get('name'))}</code></strong> "
+                          f"{_html_badge(status)}</p>")
+            extras += [_html_pre(text, lang) if label == "Counterexample"
+                       else f"<p>{html.escape(label)}:</p>\n{_html_pre(text, lang)}"
+                       for label, text, lang in pieces]
+    table = _html_table(["Claim", "Statement", "Kind", "Status", "Detail"], rows)
+    return "\n".join(["<h3>Claims</h3>", table] + extras)
+
+
+def _html_matrix(results: dict, name: str, contract: bool) -> str:
+    columns, rows = _matrix(results, name, contract)
+    if not columns:
+        return ""
+    body = []
+    for label, cells in rows:
+        tds = "".join(_td(html.escape(text), cls) for cls, text in map(_cell, cells))
+        body.append(f"<tr><th>{_h(label)}</th>{tds}</tr>")
+    table = _html_table(["Implementation"] + columns, body)
+    if contract:
+        return f'<h3>Contract checks</h3>\n<p class="note">{html.escape(CONTRACT_NOTE)}</p>\n{table}'
+    return f"<h3>Conformance</h3>\n{table}"
+
+
+def _html_quantity(results: dict, name: str, anchor: str) -> str:
+    quantity = _quantities(results).get(name, {})
+    parts = [f'<section id="{anchor}">', f"<h2>{_h(name)}</h2>"]
+    intro = _h(quantity.get("summary"))
+    if quantity.get("family"):
+        intro += f" (family: {_h(quantity.get('family'))})"
+    if intro.strip():
+        parts.append(f"<p>{intro.strip()}</p>")
+    facts = [f"<li><strong>{label}:</strong> <code>{_h(quantity[key])}</code></li>"
+             for key, label in (("formula", "Formula"), ("signature", "Signature"))
+             if quantity.get(key)]
+    if quantity.get("reference"):
+        facts.append(f"<li><strong>Reference:</strong> {_h(quantity['reference'])}</li>")
+    conventions = [c for c in quantity.get("conventions") or [] if c]
+    if conventions:
+        items = "".join(f"<li>{_h(c)}</li>" for c in conventions)
+        facts.append(f"<li><strong>Conventions:</strong><ul>{items}</ul></li>")
+    if facts:
+        parts.append("<ul>\n" + "\n".join(facts) + "\n</ul>")
+    parts.append(_html_claims(quantity))
+    parts.append(_html_matrix(results, name, contract=False)
+                 or '<h3>Conformance</h3>\n<p class="note">No conformance results.</p>')
+    parts.append(_html_matrix(results, name, contract=True))
+    parts.append("</section>")
+    return "\n".join(p for p in parts if p)
+
+
+def _html_failures(results: dict) -> str:
+    failures = _failures(results)
+    if not failures:
+        return '<h2 id="failures">Failures</h2>\n<p>No failing or erroring results.</p>'
+    parts = ['<h2 id="failures">Failures</h2>',
+             f"<p>{len(failures)} result(s) failed or raised an error.</p>"]
+    for audit, result in failures:
+        verdict = _text(result.get("verdict"))
+        kind = _text(result.get("kind"))
+        if kind == "contract":
+            kind += " (informational)"
+        mark = "✗" if verdict == "fails" else "error:"
+        facts = [
+            f"<li><strong>Target:</strong> <code>{_h(audit.get('target'))}</code> "
+            f"({_h(_target_text(audit))}), quantity <code>{_h(audit.get('quantity'))}</code></li>",
+            f"<li><strong>Kind:</strong> {html.escape(kind)} · <strong>Verdict:</strong> "
+            f"{html.escape(verdict)} · <strong>Examples:</strong> "
+            f"{_h(result.get('examples')) or 'n/a'}</li>",
+            f"<li><strong>Max error:</strong> {html.escape(_allowed_text(result))}</li>",
+        ]
+        block = ['<div class="failure">',
+                 f"<h3>{mark} {_h(audit.get('label'))} — {_h(result.get('property'))}</h3>",
+                 "<ul>\n" + "\n".join(facts) + "\n</ul>"]
+        if result.get("message"):
+            block.append(f"<p>Message:</p>\n{_html_pre(result['message'])}")
+        block += [f"<p>{html.escape(label)}:</p>\n{_html_pre(text, lang)}"
+                  for label, text, lang in _counterexample_parts(result.get("counterexample"))]
+        block.append("</div>")
+        parts.append("\n".join(block))
+    return "\n".join(parts)
