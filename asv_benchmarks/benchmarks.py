@@ -346,3 +346,8 @@ def _generate():
 
 
 _generate()
+
+
+def benchmarked_quantities() -> list[str]:
+    """Names of the quantities that have a generated benchmark class here."""
+    return [name for name in _spec.QUANTITIES if isinstance(globals().get(name), type)]

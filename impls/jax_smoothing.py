@@ -129,6 +129,21 @@ def _softmax(x, k):
     return e / jnp.where(finite, s, jnp.ones_like(s))
 
 
+def _softmax_and_complement(y, k):
+    """``q = softmax(y, k)`` and ``1 - q``, the latter accurate where q is near 1.
+
+    Where ``q > 1/2`` (the unique maximum) ``1 - q`` is the sum of the other
+    exponentials over the sum of all, instead of the cancelling ``1 - q``.
+    No masking.
+    """
+    z, m, _ = _exponents(y, k)
+    e = jnp.exp(z)
+    s = jnp.sum(e, axis=-1, keepdims=True)
+    others = jnp.sum(jnp.where(y == m, 0.0, e), axis=-1, keepdims=True)
+    q = e / s
+    return q, jnp.where(q > 0.5, others / s, 1 - q)
+
+
 def logsumexp(x, k=1.0):
     """Smooth maximum ``(1/k) log sum_i exp(k x_i)`` over the last axis.
 
@@ -309,21 +324,35 @@ def soft_topk(x, topk, k=1.0):
     x, xc = _check_x(x)
     topk = _check_topk(topk, xc.shape[-1])
     k = _check_k(k, xc.dtype)
-    # softmax((1 - p)(x - min x), k) == softmax(y, 2k) with the per-row shifted
-    # y = (1 - p)(x - min x)/2 + min(x)/2, evaluated as x/2 - p h (exact where
-    # p = 0) or min(x)/2 + (1 - p) h (exact where p = 1), h = x/2 - min(x)/2:
-    # the rounding of h is multiplied by min(p, |1 - p|) and nothing overflows.
+    # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
+    # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
+    # p it would lose everything below eps), y/2 = c h is accurate where p is
+    # near 1, and y/2 + min(x)/2 = x/2 - p h is accurate where p is near 0
+    # (exact at p = 0, all entries in the first pass). Each pass uses the
+    # frame (t = 0 or t = min(x)/2) that is accurate at the row's maximum,
+    # which is all that softmax resolves; halving keeps everything finite.
     half = xc * 0.5
     half_min = jnp.min(xc, axis=-1, keepdims=True) * 0.5
     h = half - half_min
     p = jnp.zeros_like(xc)
+    c = jnp.ones_like(xc)
     for _ in range(topk):
-        y = jnp.where(p < 0.5, half - p * h, half_min + (1 - p) * h)
-        q = _softmax(y, 2 * k)
+        chosen = p >= 0.5
+        shifted = jnp.where(chosen, half_min + c * h, half - p * h)  # t = min(x)/2
+        unshifted = jnp.where(chosen, c * h, shifted - half_min)  # t = 0
+        frame = jax.lax.stop_gradient(unshifted)
+        top_chosen = jnp.max(jnp.where(chosen, frame, -jnp.inf), axis=-1, keepdims=True)
+        top_other = jnp.max(jnp.where(chosen, -jnp.inf, frame), axis=-1, keepdims=True)
+        y = jnp.where(top_chosen >= top_other, unshifted, shifted)
+        q, q_complement = _softmax_and_complement(y, 2 * k)
         # An exactly one-hot q has an exactly zero Jacobian; stopping its
         # gradient there changes no derivative but keeps an overflowing
         # cotangent (k h is huge when |x| is) from meeting that zero as
         # inf * 0 = NaN.
         one_hot = jnp.sum(q > 0, axis=-1, keepdims=True) == 1
-        p = p + jnp.where(one_hot, jax.lax.stop_gradient(q), q)
+        q = jnp.where(one_hot, jax.lax.stop_gradient(q), q)
+        q_complement = jnp.where(one_hot, jax.lax.stop_gradient(q_complement), q_complement)
+        # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
+        c = jnp.where(q > 0.5, q_complement - p, c - q)
+        p = p + q
     return p.astype(x.dtype)

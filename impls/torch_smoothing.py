@@ -129,6 +129,21 @@ def _softmax(x: torch.Tensor, k) -> torch.Tensor:
     return e / torch.where(finite, s, torch.ones_like(s))
 
 
+def _softmax_and_complement(y: torch.Tensor, k):
+    """``q = softmax(y, k)`` and ``1 - q``, the latter accurate where q is near 1.
+
+    Where ``q > 1/2`` (the unique maximum) ``1 - q`` is the sum of the other
+    exponentials over the sum of all, instead of the cancelling ``1 - q``.
+    No masking.
+    """
+    z, m, _ = _exponents(y, k)
+    e = torch.exp(z)
+    s = e.sum(dim=-1, keepdim=True)
+    others = torch.where(y == m, torch.zeros_like(e), e).sum(dim=-1, keepdim=True)
+    q = e / s
+    return q, torch.where(q > 0.5, others / s, 1 - q)
+
+
 def logsumexp(x: torch.Tensor, k=1.0) -> torch.Tensor:
     """Smooth maximum ``(1/k) log sum_i exp(k x_i)`` over the last axis.
 
@@ -309,20 +324,34 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
     topk = _check_topk(topk, x.shape[-1])
     k = _check_k(k, x, dtype)
     xc = x.to(dtype)
-    # softmax((1 - p)(x - min x), k) == softmax(y, 2k) with the per-row shifted
-    # y = (1 - p)(x - min x)/2 + min(x)/2, evaluated as x/2 - p h (exact where
-    # p = 0) or min(x)/2 + (1 - p) h (exact where p = 1), h = x/2 - min(x)/2:
-    # the rounding of h is multiplied by min(p, |1 - p|) and nothing overflows.
+    # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
+    # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
+    # p it would lose everything below eps), y/2 = c h is accurate where p is
+    # near 1, and y/2 + min(x)/2 = x/2 - p h is accurate where p is near 0
+    # (exact at p = 0, all entries in the first pass). Each pass uses the
+    # frame (t = 0 or t = min(x)/2) that is accurate at the row's maximum,
+    # which is all that softmax resolves; halving keeps everything finite.
     half = xc * 0.5
     half_min = torch.amin(xc, dim=-1, keepdim=True) * 0.5
     h = half - half_min
     p = torch.zeros_like(xc)
+    c = torch.ones_like(xc)
     for _ in range(topk):
-        y = torch.where(p < 0.5, half - p * h, half_min + (1 - p) * h)
-        q = _softmax(y, 2 * k)
+        chosen = p >= 0.5
+        shifted = torch.where(chosen, half_min + c * h, half - p * h)  # t = min(x)/2
+        unshifted = torch.where(chosen, c * h, shifted - half_min)  # t = 0
+        with torch.no_grad():
+            top_chosen = torch.where(chosen, unshifted, -math.inf).amax(dim=-1, keepdim=True)
+            top_other = torch.where(chosen, -math.inf, unshifted).amax(dim=-1, keepdim=True)
+        y = torch.where(top_chosen >= top_other, unshifted, shifted)
+        q, q_complement = _softmax_and_complement(y, 2 * k)
         # An exactly one-hot q has an exactly zero Jacobian; detaching it there
         # changes no gradient but keeps an overflowing adjoint (k h is huge
         # when |x| is) from meeting that zero as inf * 0 = NaN.
         one_hot = (q > 0).sum(dim=-1, keepdim=True) == 1
-        p = p + torch.where(one_hot, q.detach(), q)
+        q = torch.where(one_hot, q.detach(), q)
+        q_complement = torch.where(one_hot, q_complement.detach(), q_complement)
+        # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
+        c = torch.where(q > 0.5, q_complement - p, c - q)
+        p = p + q
     return p.to(x.dtype)

@@ -29,7 +29,7 @@ from spec import Reference
 from spec.quantity import Quantity
 
 from . import frameworks
-from .dtypes import DTYPES, compare, spacing
+from .dtypes import DTYPES, compare, rel_step, spacing
 from .strategies import EXTRA_KINDS, arguments, cotangents
 
 
@@ -142,7 +142,7 @@ def _inputs_text(q, args):
 
 
 def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, **snip):
-    ok, ulps, allowed, worst = compare(got, ref, sens, dtype, n)
+    ok, ulps, allowed, worst = compare(got, ref, sens, dtype, n, target.quantity.passes_of(args))
     msg = ""
     if not ok:
         if isinstance(worst, str):
@@ -177,7 +177,8 @@ def _draw_case(regime, dtype, with_cotangent):
 def check_value(target, case, *, jit=False):
     q, args, dtype = target.quantity, case["args"], case["dtype"]
     fw = frameworks.get(target.framework)
-    ref, sens = Reference(q).evaluate(args)
+    n = Reference(q).shapes(args)[1]
+    ref, sens = Reference(q).evaluate(args, rel_step(dtype, n, q.passes_of(args)))
     native = _native_args(target, args, dtype)
     fn = target.fn
     if jit:
@@ -192,7 +193,6 @@ def check_value(target, case, *, jit=False):
         return Outcome(False, math.inf, 0.0, f"value: output dtype {fw.dtype_name(out)}, expected {dtype}",
                        None, None, snippet(target, args, dtype, jit=jit), _inputs_text(q, args))
     got = fw.numpy(out)
-    n = Reference(q).shapes(args)[1]
     return _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args, jit=jit)
 
 
@@ -202,14 +202,14 @@ def check_gradient(target, case):
         assume(q.differentiable(**args))
     fw = frameworks.get(target.framework)
     wrt = q.vector_args[0].name
-    ref, sens = Reference(q).vjp(args, w, wrt)
+    n = Reference(q).shapes(args)[1]
+    ref, sens = Reference(q).vjp(args, w, wrt, rel_step(dtype, n, q.passes_of(args)))
     native = _native_args(target, args, dtype)
     try:
         g = fw.vjp(lambda **kw: call(target, kw), native, wrt, fw.array(w, dtype, target.device))
         fw.synchronize(target.device)
     except Exception as e:
         return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
-    n = Reference(q).shapes(args)[1]
     return _outcome_from_compare(fw.numpy(g), ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
                                  cotangent=w, wrt=wrt)
 

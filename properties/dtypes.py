@@ -78,20 +78,26 @@ def spacing(v: float, dtype: str) -> float:
     return math.ldexp(1.0, e - 1 - mantissa_bits(dtype))
 
 
-def roundings(n: int) -> float:
-    """C(n): see the module docstring."""
-    return 4.0 * (n + 8)
+def roundings(n: int, passes: int = 1) -> float:
+    """C(n): see the module docstring; a recursive definition of T passes
+    (Quantity.passes) repeats the computation T times and gets T·C(n)."""
+    return 4.0 * (n + 8) * passes
 
 
-def error_bound(ref: float, scale: float, dtype: str, n: int) -> float:
+def error_bound(ref: float, scale: float, dtype: str, n: int, passes: int = 1) -> float:
     """Allowed |got − ref|: C(n)·eps_c·(|ref| + S) (+ 1 ULP of the final rounding for half
     precision) + the smallest normal (flushing subnormals to zero is allowed: XLA does)."""
     half = dtype in HALF
     ec = eps("float32") if half else eps(dtype)
-    return roundings(n) * ec * (abs(ref) + scale) + (spacing(ref, dtype) if half else 0.0) + tiny(dtype)
+    return roundings(n, passes) * ec * (abs(ref) + scale) + (spacing(ref, dtype) if half else 0.0) + tiny(dtype)
 
 
-def compare(got, ref, scale, dtype: str, n: int):
+def rel_step(dtype: str, n: int, passes: int = 1) -> float:
+    """The relative input perturbation the error bound allows: C(n)·eps_c."""
+    return roundings(n, passes) * (eps("float32") if dtype in HALF else eps(dtype))
+
+
+def compare(got, ref, scale, dtype: str, n: int, passes: int = 1):
     """Compare ``got`` (float64 array) to ``ref`` (object array of mpf) elementwise.
 
     ``scale`` is the sensitivity S from the reference.  Errors are counted in
@@ -123,7 +129,7 @@ def compare(got, ref, scale, dtype: str, n: int):
         size = abs(float(r)) + float(scale[idx])
         unit = spacing(size, dtype)
         err = float(abs(mpmath.mpf(g) - r)) if math.isfinite(g) else math.inf
-        bound = error_bound(float(r), float(scale[idx]), dtype, n)
+        bound = error_bound(float(r), float(scale[idx]), dtype, n, passes)
         # errors below the smallest normal (the flush-to-zero allowance) count as 0 ULPs
         ulps, allowed = max(err - tiny(dtype), 0.0) / unit, (bound - tiny(dtype)) / unit
         ok = ok and err <= bound

@@ -91,10 +91,11 @@ def claim_records(q, audits, symbolic=True, verbose=False):
     return out
 
 
-def build_results(audits, settings=None, symbolic=True, verbose=False):
+def build_results(audits, settings=None, symbolic=True, verbose=False, quantities=None):
+    """The results dict; ``quantities`` limits the sections (default: every registered one)."""
     import spec
+    names = [n for n in spec.QUANTITIES if quantities is None or n in quantities]
     quantities = {}
-    names = [n for n in spec.QUANTITIES if symbolic or any(a["quantity"] == n for a in audits)]
     for name in names:
         q = spec.QUANTITIES[name]
         quantities[name] = {

@@ -110,7 +110,7 @@ def cmd_audit(args):
     if args.report:
         from reports.build import build_results
         from reports.render import write_report
-        paths = write_report(build_results([result], settings=_settings(args), symbolic=False), args.report)
+        paths = write_report(build_results([result], settings=_settings(args), symbolic=False, quantities=[q.name]), args.report)
         print(f"report: {', '.join(str(p) for p in paths.values())}")
     return EXIT_OK if ok else EXIT_FAIL
 

@@ -144,6 +144,9 @@ class Quantity:
     conventions: tuple[str, ...] = ()
     reference: str = ""
     invalid: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    #: passes(**args) -> number of sequential passes of a recursive definition
+    #: (soft_topk: topk); the error bound allows C(n) roundings per pass.
+    passes: Callable[..., int] | None = None
 
     def __post_init__(self):
         if self.output not in ("row", "vector"):
@@ -164,6 +167,9 @@ class Quantity:
         if self.structure is not None:
             return dict(self.structure(**args))
         return {a.name: int(args[a.name]) for a in self.args if a.kind == "count"}
+
+    def passes_of(self, args: Mapping[str, Any]) -> int:
+        return int(self.passes(**args)) if self.passes is not None else 1
 
     @property
     def symbolic_claims(self) -> tuple[SymbolicClaim, ...]:

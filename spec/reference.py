@@ -4,7 +4,9 @@ definitions (never a second hand-written formula).
 Each (quantity, n, structure) definition is differentiated with ``sympy.diff``
 (holding stop-gradient symbols constant) and lambdified to mpmath once; the
 compiled functions are then evaluated row by row at ``DPS`` significant
-digits.  Masked entries (-inf) are passed to mpmath as -inf, where
+digits *beyond the decimal span of the row's inputs* (x = [1, −2.6e60] needs
+61 digits before x − min(x) keeps the 1), so every reference value carries
+at least DPS correct digits whatever the magnitudes.  Masked entries (-inf) are passed to mpmath as -inf, where
 exp(-inf) = 0; an all-masked row takes the quantity's ``Masking.empty`` value
 with a zero gradient.
 
@@ -28,11 +30,10 @@ import sympy as sp
 
 from .quantity import Quantity
 
-DPS = 60  # significant digits of every reference evaluation
-# Relative step of the forward differences used for gradient sensitivities:
-# at 60 digits a 1e-28 step leaves ~30 correct digits, far more than the
+DPS = 60  # significant digits of every reference evaluation, beyond the inputs' span
+# Forward differences for gradient sensitivities use a relative step of
+# 10^(−DPS/2) at the working precision: ~30 correct digits, far more than the
 # 2-3 a tolerance needs.
-_FD_STEP = mpmath.mpf("1e-28")
 _MASKED = mpmath.mpf("-1e100")
 
 
@@ -71,8 +72,21 @@ class Compiled:
     steps: tuple
     outputs: tuple  # output symbols (the last len(outputs) steps)
 
-    def run(self, xs, with_steps=True):
-        """(values, jacobian, absolute jacobian, step scale) at the flat mpf inputs ``xs``.
+    @property
+    def inner(self) -> int:
+        return len(self.steps) - len(self.outputs)
+
+    def values_only(self, xs, perturb=None):
+        """Outputs only; ``perturb=(t, factor)`` multiplies intermediate step t by factor."""
+        env = dict(zip(self.symbols, xs))
+        for t, st in enumerate(self.steps):
+            env[st.symbol] = st.value([env[a] for a in st.args])
+            if perturb is not None and perturb[0] == t:
+                env[st.symbol] *= perturb[1]
+        return [env[o] for o in self.outputs]
+
+    def run(self, xs, with_steps=True, perturb=None):
+        """(values, jacobian, absolute jacobian, step scale, all derivatives) at the flat mpf inputs ``xs``.
 
         Derivatives are chained forward.  Each intermediate step also gets a
         column of its own, so that ``step scale``_j = Σ_steps |∂out_j/∂step|·|step|
@@ -88,6 +102,8 @@ class Compiled:
         for t, st in enumerate(self.steps):
             vals = [env[a] for a in st.args]
             env[st.symbol] = st.value(vals)
+            if perturb is not None and perturb[0] == t:
+                env[st.symbol] *= perturb[1]
             d, da = list(zero), list(zero)
             if not st.frozen:
                 for a, pa, pabs in zip(st.args, st.partials(vals), st.partials_abs(vals)):
@@ -102,10 +118,22 @@ class Compiled:
             D[st.symbol], A[st.symbol] = d, da
         inner_vals = [abs(env[st.symbol]) for st in self.steps[:inner]]
         return ([env[o] for o in self.outputs], [D[o][:m] for o in self.outputs], [A[o][:m] for o in self.outputs],
-                [sum((abs(c) * v for c, v in zip(D[o][m:], inner_vals)), mpmath.mpf(0)) for o in self.outputs])
+                [sum((abs(c) * v for c, v in zip(D[o][m:], inner_vals)), mpmath.mpf(0)) for o in self.outputs], D)
 
     def value(self, xs):
         return self.run(xs)[0]
+
+    def adjoint_scale(self, xs, w):
+        """Σ_t |a_t|·|∂step_t/∂x| with a_t = Σ_j w_j ∂out_j/∂step_t, the adjoint that
+        reverse mode forms for every intermediate step: a relative rounding of
+        each adjoint moves the gradient by that much (first order)."""
+        D, m = self.run(xs, with_steps=True)[4], len(xs)
+        out = [mpmath.mpf(0)] * m
+        for t, st in enumerate(self.steps[: self.inner]):
+            a = abs(sum(_mp(wj) * D[o][m + t] for wj, o in zip(w, self.outputs)))
+            if a:
+                out = [acc + a * abs(d) for acc, d in zip(out, D[st.symbol][:m])]
+        return out
 
     def jacobian(self, xs):
         return self.run(xs, with_steps=False)[1]
@@ -206,26 +234,42 @@ class Reference:
         return out
 
     # -- per row --------------------------------------------------------------
+    def dps(self, row) -> int:
+        """Working digits for ``row``: DPS plus the decimal span of its finite nonzero inputs."""
+        vals = [abs(float(v)) for a in self.q.args if a.kind != "count"
+                for v in np.ravel(np.asarray(row[a.name], dtype=np.float64))]
+        logs = [math.log10(v) for v in vals if v and math.isfinite(v)]
+        return DPS + (int(max(logs) - min(logs)) + 1 if logs else 0)
+
     def row_value(self, row):
         """(outputs, jacobian, step scale) of one row, as mpf (see Compiled.run)."""
         c = self._compiled(row)
-        with mpmath.workdps(DPS):
+        with mpmath.workdps(self.dps(row)):
             if self._empty(row):
                 nout = 1 if self.q.output == "row" else len(row[self.q.vector_args[0].name])
                 zero = [mpmath.mpf(0)] * len(c.inputs)
                 return [mpmath.mpf(self.q.masking.empty)] * nout, [zero] * nout, [mpmath.mpf(0)] * nout
             xs = self._flat(c, row)
-            vals, jac, _, steps = c.run(xs)
+            vals, jac, _, steps, _ = c.run(xs)
             return vals, jac, steps
 
-    def _vjp_at(self, c, xs, w, wrt):
-        jac = c.jacobian(xs)
+    def _vjp_at(self, c, xs, w, wrt, perturb=None):
+        jac = c.run(xs, with_steps=False, perturb=perturb)[1]
         cols = [k for k, (name, _) in enumerate(c.inputs) if name == wrt]
         return [sum(_mp(wj) * jac[j][col] for j, wj in enumerate(w)) for col in cols]
 
     # -- public -------------------------------------------------------------
-    def evaluate(self, args):
-        """Values (object array of mpf) and sensitivities (float64) in the output shape."""
+    def evaluate(self, args, rel_step=None):
+        """Values (object array of mpf) and sensitivities (float64) in the output shape.
+
+        With ``rel_step`` (C·eps of the dtype under test) the sensitivity is at
+        least its finite analogue Σ_v max_± |f(v ± h·v) − f(v)| / h probed at
+        h = rel_step/2: where an output saturates (a softmax of huge arguments)
+        the derivative is ~0 but a perturbation within the allowed backward
+        error flips it, and first-order sensitivity would understate what the
+        dtype can resolve.  Probing at half the allowed perturbation and
+        dividing by it covers such a flip with a margin of 2 (a saturated
+        output is a step: larger perturbations move it no further)."""
         shape = self.output_shape(args)
         val = np.empty(shape, dtype=object)
         sens = np.zeros(shape, dtype=np.float64)
@@ -233,19 +277,46 @@ class Reference:
             outs, jac, steps = self.row_value(row)
             c = self._compiled(row)
             absin = [mpmath.mpf(0) if v == _MASKED else abs(v) for v in self._flat(c, row)]
+            finite = self._finite_sensitivity(c, row, outs, rel_step) if rel_step else [0.0] * len(outs)
             for j, vj in enumerate(outs):
                 key = idx if self.q.output == "row" else idx + (j,)
                 val[key] = vj
-                with mpmath.workdps(DPS):
-                    sens[key] = float(sum(abs(d) * a for d, a in zip(jac[j], absin) if a != 0) + steps[j])
+                with mpmath.workdps(self.dps(row)):
+                    first = float(sum(abs(d) * a for d, a in zip(jac[j], absin) if a != 0) + steps[j])
+                sens[key] = max(first, finite[j])
         return val, sens
 
-    def vjp(self, args, cotangent, wrt: str):
+    def _finite_sensitivity(self, c, row, outs, rel_step):
+        if self._empty(row):
+            return [0.0] * len(outs)
+        with mpmath.workdps(self.dps(row)):
+            xs = self._flat(c, row)
+            h = mpmath.mpf(rel_step) / 2
+            total = [mpmath.mpf(0)] * len(outs)
+            for k, v in enumerate(xs):
+                if v == _MASKED or v == 0:
+                    continue
+                worst = [mpmath.mpf(0)] * len(outs)
+                for sign in (1, -1):
+                    moved = c.values_only(xs[:k] + [v * (1 + sign * h)] + xs[k + 1:])
+                    worst = [max(w, abs(a - b)) for w, a, b in zip(worst, moved, outs)]
+                total = [t + w / h for t, w in zip(total, worst)]
+            for t in range(c.inner):  # each intermediate's own rounding, as a finite perturbation
+                worst = [mpmath.mpf(0)] * len(outs)
+                for sign in (1, -1):
+                    moved = c.values_only(xs, perturb=(t, 1 + sign * h))
+                    worst = [max(w, abs(a - b)) for w, a, b in zip(worst, moved, outs)]
+                total = [tt + w / h for tt, w in zip(total, worst)]
+            return [float(t) for t in total]
+
+    def vjp(self, args, cotangent, wrt: str, rel_step=None):
         """Gradient of sum(cotangent * output) w.r.t. the vector arg ``wrt``
         (object array of mpf, shape of that arg) and its error scale: the
         sensitivity S_i = Σ_v |∂g_i/∂v|·|v| (by forward differences at DPS
         digits) plus the running-error scale Σ_j |w_j|·|J_ji|_abs (see
-        :func:`absolute`) of the chain-rule sum itself."""
+        :func:`absolute`) of the chain-rule sum itself, and — with
+        ``rel_step`` — the finite effect of rounding each intermediate step
+        (as in :meth:`evaluate`)."""
         batch, n = self.shapes(args)
         w = np.broadcast_to(np.asarray(cotangent, dtype=np.float64), self.output_shape(args))
         grad = np.empty(batch + (n,), dtype=object)
@@ -256,7 +327,9 @@ class Reference:
                 grad[idx] = [mpmath.mpf(0)] * n
                 continue
             c = self._compiled(row)
-            with mpmath.workdps(DPS):
+            dps = self.dps(row)
+            with mpmath.workdps(dps):
+                step = mpmath.mpf(10) ** (-(dps // 2))
                 xs = self._flat(c, row)
                 g0 = self._vjp_at(c, xs, wrow, wrt)
                 jabs = c.jacobian_abs(xs)
@@ -265,10 +338,20 @@ class Reference:
                 for k, v in enumerate(xs):
                     if v == _MASKED or v == 0:
                         continue
-                    h = v * _FD_STEP
+                    h = v * step
                     g1 = self._vjp_at(c, xs[:k] + [v + h] + xs[k + 1:], wrow, wrt)
                     for i in range(n):
                         total[i] += abs((g1[i] - g0[i]) / h) * abs(v)
+                if c.inner:
+                    adj = c.adjoint_scale(xs, wrow)
+                    for i, col in enumerate(cols):
+                        total[i] += adj[col]
+                if rel_step:
+                    hs = mpmath.mpf(rel_step) / 2
+                    for t in range(c.inner):
+                        moved = [self._vjp_at(c, xs, wrow, wrt, perturb=(t, 1 + sg * hs)) for sg in (1, -1)]
+                        for i in range(n):
+                            total[i] += max(abs(m[i] - g0[i]) for m in moved) / hs
             for i in range(n):
                 grad[idx + (i,)] = g0[i]
                 sens[idx + (i,)] = float(total[i])

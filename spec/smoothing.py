@@ -69,12 +69,15 @@ def _build_soft_argmax(n):
 
 def _build_soft_topk(n, topk, argmin):
     """The same recursion as :func:`soft_topk_expr`, one Definition step per
-    pass (p^(t) as symbols), so the reference differentiates small expressions."""
+    line of the seed's algorithm (z = x − min x, each pass's denominator and
+    p^(t)), so the reference differentiates small expressions and charges
+    each intermediate its own rounding (see spec.reference.Compiled.run)."""
     x = xs(n)
-    steps, p = [], [sp.Integer(0)] * n
+    z = sp.symbols(f"z0:{n}")
+    steps = list(zip(z, [xi - x[argmin] for xi in x]))
+    p = [sp.Integer(0)] * n
     for t in range(1, topk + 1):
         new = sp.symbols(f"p{t}_0:{n}")
-        z = [xi - x[argmin] for xi in x]
         y = [(1 - pi) * zi for pi, zi in zip(p, z)]
         s = sp.Symbol(f"s{t}")  # the pass's softmax denominator, one shared step
         steps.append((s, sum(sp.exp(K * yi) for yi in y)))
@@ -444,7 +447,7 @@ SOFT_TOPK = Quantity(
     summary="smooth top-k indicator (seed 004's recursion)",
     formula="x ← x − min x; p ← 0; repeat topk times: y = (1 − p)·x, p ← p + softmax(y, k)",
     args=(_X, _TOPK, _K), output="vector", build=_build_soft_topk,
-    structure=_topk_structure, differentiable=_unique_min,
+    structure=_topk_structure, differentiable=_unique_min, passes=lambda topk, **_: topk,
     conventions=("finite inputs only (no masking)",
                  "not differentiable where the minimum of x is tied: the gradient property skips such rows",
                  "entries can exceed 1 (see claim entries_le_one)"),
