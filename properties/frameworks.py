@@ -13,8 +13,6 @@ import importlib
 
 import numpy as np
 
-from .dtypes import DTYPES
-
 NAMES = ("torch", "jax")
 
 
@@ -183,8 +181,9 @@ def infer(fn) -> str:
     seen = set()
     mod = inspect.getmodule(fn)
     names = [getattr(fn, "__module__", "") or ""]
-    if mod is not None:
-        for v in vars(mod).values():
+    namespace = vars(mod) if mod is not None else getattr(fn, "__globals__", {})
+    if namespace:
+        for v in namespace.values():
             m = getattr(v, "__name__", "") if inspect.ismodule(v) else getattr(v, "__module__", "") or ""
             names.append(m)
     for n in names:
@@ -198,5 +197,3 @@ def infer(fn) -> str:
     raise ValueError(f"cannot infer the framework of {getattr(fn, '__qualname__', fn)!r} "
                      f"(its module refers to {sorted(seen) or 'neither torch nor jax'}); pass --framework torch|jax")
 
-
-assert set(DTYPES) == {"float16", "bfloat16", "float32", "float64"}
