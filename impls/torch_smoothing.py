@@ -300,20 +300,29 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
     Gradient: an iteration whose softmax is exactly one-hot has an exactly
     zero Jacobian and is detached, so that an overflowing adjoint (of size
     ``k |x|``, for ``|x|`` near the dtype's maximum) meets no ``0 * inf``.
-    Where the true gradient itself exceeds the dtype's range it is not
-    finite.
+    Where the true gradient itself exceeds the dtype's range, or where
+    rounding has turned a near-tie into an exact tie while ``k`` times the
+    span of ``x`` is beyond the dtype's range, it can be non-finite.
 
     Stability: ``x - min(x)`` can overflow (``3e38 - (-3e38)`` in float32)
     and rounds away the differences between entries far from the minimum
-    (``x - min(x)`` for ``x = [-3e38, 1, 2]`` loses the 1 and the 2). Since
+    (``x - min(x)`` for ``x = [-3e38, 1, 2]`` loses the 1 and the 2), and
+    ``1 - p`` computed from ``p`` loses everything below eps, which
+    ``(1 - p)(x - min x)`` then multiplies by a possibly huge span. Since
     softmax is invariant under a per-row shift, ``softmax(y, k)`` with
-    ``y = (1 - p)(x - min x)`` equals ``softmax(y/2 + min(x)/2, 2k)``; with
-    ``h = x/2 - min(x)/2`` that shifted argument is computed as ``x/2 - p h``
-    where ``p < 1/2`` and as ``min(x)/2 + (1 - p) h`` elsewhere (equal in
-    exact arithmetic). Nothing overflows, entries with ``p = 0`` (all of them
-    in the first iteration, which is exactly ``softmax(x, k)``) keep the exact
-    differences of ``x``, and entries with ``p = 1`` get exactly
-    ``min(x)/2``. Each softmax is the max-shifted one of :func:`softmax`.
+    ``y = (1 - p)(x - min x)`` equals ``softmax(y/2 + t, 2k)`` for any
+    per-row ``t``. With ``h = x/2 - min(x)/2`` and ``c = 1 - p`` carried as
+    its own variable (updated as ``(1 - q) - p`` where the new softmax ``q``
+    exceeds 1/2, with ``1 - q`` summed from the other entries), ``y/2 = c h``
+    is accurate where ``p >= 1/2`` and ``y/2 + min(x)/2 = x/2 - p h`` is
+    accurate where ``p < 1/2`` (exact where ``p = 0``: the first pass is
+    exactly ``softmax(x, k)``). Each pass uses the frame (``t = 0`` or
+    ``t = min(x)/2``) that is accurate at the row's maximum, which is all a
+    softmax resolves. Nothing overflows; each softmax is the max-shifted one
+    of :func:`softmax`. Inputs whose result hinges on differences below the
+    dtype's resolution (entries equal to ~1e-50 relative, amplified by a
+    span near the dtype's maximum) cannot be resolved by any fixed-precision
+    evaluation of the recursion.
 
     Raises:
         ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
