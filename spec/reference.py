@@ -120,24 +120,6 @@ class Compiled:
         return ([env[o] for o in self.outputs], [D[o][:m] for o in self.outputs], [A[o][:m] for o in self.outputs],
                 [sum((abs(c) * v for c, v in zip(D[o][m:], inner_vals)), mpmath.mpf(0)) for o in self.outputs], D)
 
-    def value(self, xs):
-        return self.run(xs)[0]
-
-    def adjoint_scale(self, xs, w):
-        """Σ_t |a_t|·|∂step_t/∂x| with a_t = Σ_j w_j ∂out_j/∂step_t, the adjoint that
-        reverse mode forms for every intermediate step: a relative rounding of
-        each adjoint moves the gradient by that much (first order)."""
-        D, m = self.run(xs, with_steps=True)[4], len(xs)
-        out = [mpmath.mpf(0)] * m
-        for t, st in enumerate(self.steps[: self.inner]):
-            a = abs(sum(_mp(wj) * D[o][m + t] for wj, o in zip(w, self.outputs)))
-            if a:
-                out = [acc + a * abs(d) for acc, d in zip(out, D[st.symbol][:m])]
-        return out
-
-    def jacobian(self, xs):
-        return self.run(xs, with_steps=False)[1]
-
     def jacobian_abs(self, xs):
         return self.run(xs, with_steps=False)[2]
 
@@ -292,21 +274,14 @@ class Reference:
         with mpmath.workdps(self.dps(row)):
             xs = self._flat(c, row)
             h = mpmath.mpf(rel_step) / 2
+            # each input v moved to v(1 ± h), then each intermediate's own rounding
+            probes = [lambda f, k=k, v=v: c.values_only(xs[:k] + [v * f] + xs[k + 1:])
+                      for k, v in enumerate(xs) if v != _MASKED and v != 0]
+            probes += [lambda f, t=t: c.values_only(xs, perturb=(t, f)) for t in range(c.inner)]
             total = [mpmath.mpf(0)] * len(outs)
-            for k, v in enumerate(xs):
-                if v == _MASKED or v == 0:
-                    continue
-                worst = [mpmath.mpf(0)] * len(outs)
-                for sign in (1, -1):
-                    moved = c.values_only(xs[:k] + [v * (1 + sign * h)] + xs[k + 1:])
-                    worst = [max(w, abs(a - b)) for w, a, b in zip(worst, moved, outs)]
-                total = [t + w / h for t, w in zip(total, worst)]
-            for t in range(c.inner):  # each intermediate's own rounding, as a finite perturbation
-                worst = [mpmath.mpf(0)] * len(outs)
-                for sign in (1, -1):
-                    moved = c.values_only(xs, perturb=(t, 1 + sign * h))
-                    worst = [max(w, abs(a - b)) for w, a, b in zip(worst, moved, outs)]
-                total = [tt + w / h for tt, w in zip(total, worst)]
+            for probe in probes:
+                moved = [probe(1 + sign * h) for sign in (1, -1)]
+                total = [t + max(abs(m[j] - outs[j]) for m in moved) / h for j, t in enumerate(total)]
             return [float(t) for t in total]
 
     def vjp(self, args, cotangent, wrt: str, rel_step=None):
