@@ -25,7 +25,10 @@ def tests(session):
     """The test suite: properties of our implementations, spec claims, meta-tests (derandomised)."""
     install(session, "torch,jax,dev")
     session.env["HYPOTHESIS_PROFILE"] = os.environ.get("HYPOTHESIS_PROFILE", "ci")
-    session.run("pytest", "-q", "-rs", "--durations=10", *session.posargs)
+    # two workers (CI has two cores); --dist loadgroup keeps the torch and jax items of one
+    # (quantity, property) in one worker, where the second reuses the first's reference values
+    workers = os.environ.get("LOSSCHECK_WORKERS", str(min(2, os.cpu_count() or 1)))
+    session.run("pytest", "-q", "-rs", "--durations=10", "-n", workers, "--dist", "loadgroup", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -2,7 +2,7 @@
 
 One class per quantity of ``spec.QUANTITIES`` (the class is named after the
 quantity), each with ``time_forward`` and ``time_forward_backward`` (the sum
-of the output differentiated with respect to the first vector argument),
+of the output differentiated with respect to the first differentiated argument),
 parameterised by
 
 * ``size``: ``"32x16"``, ``"4096x1000"``, ``"16384x1000"`` (batch x n);
@@ -11,9 +11,8 @@ parameterised by
   ``"jax:jax.nn.logsumexp@cpu"`` (a peer from :data:`PEERS`).
 
 A new quantity in ``spec`` + ``impls`` gets its benchmarks with no edit here.
-Inputs are built from the argument kinds: ``vector`` -> standard normal
-float32 of shape (batch, n); ``positive`` -> its default, else 1.0;
-``count`` -> min(5, n).  jax runs are jitted (non-vector arguments are closed
+Inputs are built from the argument kinds (see :func:`make_inputs`); a few
+quantities use other shapes (:data:`SIZE_OVERRIDES`).  jax runs are jitted (non-vector arguments are closed
 over, so they are static) and warmed up in ``setup``; torch runs on CUDA when
 available, else on the CPU, and synchronises inside the timed call.  A
 framework that cannot be imported, or a quantity it does not implement, is
@@ -113,7 +112,41 @@ def _jax_softmax():
     return softmax
 
 
-#: quantity name -> {"<framework>:<peer name>": factory}.
+def _torch_fn(build):
+    """A peer factory: ``build(torch, F)`` returns the callable (imports deferred)."""
+    def factory():
+        import torch
+        import torch.nn.functional as F
+        return build(torch, F)
+    return factory
+
+
+def _jax_fn(build):
+    def factory():
+        import jax
+        import optax
+        return build(jax, optax)
+    return factory
+
+
+def _sklearn_auc():
+    from sklearn.metrics import roc_auc_score
+
+    def auc(scores, labels):
+        return _np.array([roc_auc_score(lab, s) for s, lab in zip(scores, labels)])
+    return auc
+
+
+def _flat_ce(torch, F):
+    def cross_entropy(logits, target):
+        n = logits.shape[-1]
+        return F.cross_entropy(logits.reshape(-1, n), target.reshape(-1), reduction="none").reshape(logits.shape[:-1])
+    return cross_entropy
+
+
+#: quantity name -> {"<framework>:<peer name>": factory}.  Peers compute the same
+#: quantity with the catalogue signature; "(same shape)" marks a different loss
+#: timed at the same shape for scale (BCE beside ZLPR, as issue 3 asks).
 PEERS: dict[str, dict[str, Callable[[], Callable]]] = {
     "logsumexp": {
         "torch:torch.logsumexp": _torch_logsumexp,
@@ -123,7 +156,63 @@ PEERS: dict[str, dict[str, Callable[[], Callable]]] = {
         "torch:torch.softmax": _torch_softmax,
         "jax:jax.nn.softmax": _jax_softmax,
     },
+    "cross_entropy": {
+        "torch:F.cross_entropy": _torch_fn(_flat_ce),
+        "jax:optax.softmax_cross_entropy_with_integer_labels": _jax_fn(
+            lambda jax, optax: lambda logits, target: optax.softmax_cross_entropy_with_integer_labels(logits, target)),
+    },
+    "entropy": {
+        "torch:torch.special.entr": _torch_fn(lambda torch, F: lambda p: torch.special.entr(p).sum(-1)),
+        "jax:jax.scipy.special.entr": _jax_fn(lambda jax, optax: lambda p: jax.scipy.special.entr(p).sum(-1)),
+    },
+    "kl_divergence": {
+        "torch:F.kl_div": _torch_fn(lambda torch, F: lambda p, q: F.kl_div(torch.log(q), p, reduction="none").sum(-1)),
+        "jax:optax.kl_divergence": _jax_fn(lambda jax, optax: lambda p, q: optax.kl_divergence(jax.numpy.log(q), p)),
+    },
+    "soft_accuracy": {
+        "torch:torch.softmax+gather": _torch_fn(
+            lambda torch, F: lambda logits, labels: torch.softmax(logits, -1).gather(-1, labels[..., None])[..., 0]),
+        "jax:jax.nn.softmax+take": _jax_fn(lambda jax, optax: lambda logits, labels: jax.numpy.take_along_axis(
+            jax.nn.softmax(logits, -1), labels[..., None], -1)[..., 0]),
+    },
+    "logistic_loss": {
+        "torch:F.soft_margin_loss": _torch_fn(lambda torch, F: lambda f, l: F.soft_margin_loss(f, l, reduction="none")),
+        "jax:jax.nn.softplus": _jax_fn(lambda jax, optax: lambda f, l: jax.nn.softplus(-l * f)),
+    },
+    "hinge_loss": {
+        "torch:torch.relu(1-l*f)": _torch_fn(lambda torch, F: lambda f, l: torch.relu(1 - l * f)),
+        "jax:optax.hinge_loss": _jax_fn(lambda jax, optax: lambda f, l: optax.hinge_loss(f, l)),
+    },
+    "zlpr": {
+        "torch:F.binary_cross_entropy_with_logits (same shape)": _torch_fn(
+            lambda torch, F: lambda scores, targets: F.binary_cross_entropy_with_logits(scores, targets, reduction="none").sum(-1)),
+        "jax:optax.sigmoid_binary_cross_entropy (same shape)": _jax_fn(
+            lambda jax, optax: lambda scores, targets: optax.sigmoid_binary_cross_entropy(scores, targets).sum(-1)),
+    },
+    "zlpr_probability": {
+        "torch:torch.sigmoid(2s)": _torch_fn(lambda torch, F: lambda scores: torch.sigmoid(2 * scores)),
+        "jax:jax.nn.sigmoid(2s)": _jax_fn(lambda jax, optax: lambda scores: jax.nn.sigmoid(2 * scores)),
+    },
+    "auc": {
+        "numpy:sklearn.metrics.roc_auc_score": _sklearn_auc,
+    },
 }
+
+#: Sizes per quantity where the default shapes do not fit: soft_auc forms all
+#: n² pairs of a row (16384 rows × 10^6 pairs would be 64 GB), EXACT integrates
+#: over quadrature nodes per class, and sklearn's AUC loops over rows in Python.
+SIZE_OVERRIDES = {
+    "soft_auc": {"medium": (64, 1000), "large": (256, 1000)},
+    "auc": {"medium": (256, 1000), "large": (1024, 1000)},
+    "exact_accuracy": {"medium": (256, 1000), "large": (1024, 1000)},
+}
+
+
+def quantity_size(quantity: str, size):
+    """The (batch, n) a benchmark of ``quantity`` uses for ``size``."""
+    key = size if isinstance(size, str) and size in SIZES else next(
+        (k for k, v in SIZES.items() if v == parse_size(size)), None)
+    return SIZE_OVERRIDES.get(quantity, {}).get(key, parse_size(size))
 
 
 def framework_of(label: str) -> str:
@@ -160,6 +249,8 @@ _DEVICES: dict[str, str | None] = {}
 def device(framework: str) -> str | None:
     """Where ``framework`` runs here (torch: "cuda" or "cpu"; jax: its default
     backend), or None when it cannot be imported."""
+    if framework == "numpy":
+        return "cpu"
     if framework not in _DEVICES:
         dev = None
         if available(framework):
@@ -202,21 +293,44 @@ def implementation(quantity: str, label: str) -> Callable:
 
 
 def make_inputs(quantity: str, size) -> tuple[dict, dict]:
-    """({vector arg: float32 array (batch, n)}, {other arg: Python value})."""
-    batch, n = parse_size(size)
+    """({array arg: NumPy array}, {scalar arg: Python value}) at ``size``.
+
+    Floating arrays are float32 of shape (batch, n): ``vector`` standard
+    normal, ``simplex`` a softmax of one, ``unit`` uniform in [0, 1] with a
+    quarter of the entries exactly 0 or 1, ``sign`` ±1; integer ones int64:
+    ``binary`` 0/1 with a positive and a negative per row, ``label`` and
+    ``target`` class indices of shape (batch,).  ``positive`` takes its
+    default (else 1.0), ``count`` min(5, n)."""
+    batch, n = parse_size(quantity_size(quantity, size))
     q = _spec.QUANTITIES[quantity]
     rng = _np.random.default_rng(SEED)
-    vectors, consts = {}, {}
+    arrays, consts = {}, {}
     for a in q.args:
+        shape = (batch, n)
         if a.kind == "vector":
-            vectors[a.name] = rng.standard_normal((batch, n), dtype=_np.float32)
+            arrays[a.name] = rng.standard_normal(shape, dtype=_np.float32)
+        elif a.kind == "simplex":
+            e = _np.exp(rng.standard_normal(shape))
+            arrays[a.name] = (e / e.sum(-1, keepdims=True)).astype(_np.float32)
+        elif a.kind == "unit":
+            u = rng.random(shape)
+            u[rng.random(shape) < 0.25] = rng.integers(0, 2)
+            arrays[a.name] = u.astype(_np.float32)
+        elif a.kind == "sign":
+            arrays[a.name] = rng.choice(_np.array([-1.0, 1.0], dtype=_np.float32), size=shape)
+        elif a.kind == "binary":
+            b = rng.integers(0, 2, size=shape, dtype=_np.int64)
+            b[:, 0], b[:, -1] = 1, 0
+            arrays[a.name] = b
+        elif a.kind in ("label", "target"):
+            arrays[a.name] = rng.integers(0, n, size=(batch,), dtype=_np.int64)
         elif a.kind == "positive":
             consts[a.name] = 1.0 if a.required else a.default
         elif a.kind == "count":
             consts[a.name] = min(5, n)
         else:  # pragma: no cover - spec.quantity.ARG_KINDS grew
             raise NotImplementedError(f"argument kind {a.kind!r} of {quantity}.{a.name}")
-    return vectors, consts
+    return arrays, consts
 
 
 def prepare(quantity: str, label: str, size, mode: str) -> Callable[[], object]:
@@ -224,34 +338,39 @@ def prepare(quantity: str, label: str, size, mode: str) -> Callable[[], object]:
     ``label``'s ``quantity`` at ``size`` and waits for the device.
 
     It returns the output (``forward``) or the gradient with respect to the
-    first vector argument (``forward_backward``).  NotImplementedError when
-    the framework / implementation is missing or nothing is differentiable.
+    quantity's first differentiated argument (``forward_backward``).
+    NotImplementedError when the framework / implementation is missing or
+    nothing is differentiable.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    q = _spec.QUANTITIES[quantity]
+    if mode == "forward_backward" and not q.grad_args:
+        raise NotImplementedError(f"{quantity} has no differentiated argument")
     f = implementation(quantity, label)
     fw = framework_of(label)
-    vectors, consts = make_inputs(quantity, size)
-    if not vectors and mode == "forward_backward":
-        raise NotImplementedError(f"{quantity} has no vector argument to differentiate")
-    run = (_prepare_torch if fw == "torch" else _prepare_jax)(f, vectors, consts, mode)
+    arrays, consts = make_inputs(quantity, size)
+    wrt = q.grad_args[0].name if q.grad_args else None
+    prep = {"torch": _prepare_torch, "jax": _prepare_jax, "numpy": _prepare_numpy}[fw]
+    run = prep(f, arrays, consts, mode, wrt)
     run()  # warm-up (jax: compiles)
     return run
 
 
-def _prepare_torch(f, vectors, consts, mode):
+def _prepare_torch(f, arrays, consts, mode, wrt):
     import torch
 
     dev = device("torch")
-    tensors = {k: torch.from_numpy(v).to(dev) for k, v in vectors.items()}
+    tensors = {k: torch.from_numpy(v).to(dev) for k, v in arrays.items()}
     sync = torch.cuda.synchronize if dev == "cuda" else (lambda: None)
     if mode == "forward":
         def run():
-            out = f(**tensors, **consts)
+            with torch.no_grad():
+                out = f(**tensors, **consts)
             sync()
             return out
         return run
-    x = next(iter(tensors.values())).requires_grad_(True)
+    x = tensors[wrt].requires_grad_(True)
 
     def run():
         x.grad = None
@@ -261,11 +380,11 @@ def _prepare_torch(f, vectors, consts, mode):
     return run
 
 
-def _prepare_jax(f, vectors, consts, mode):
+def _prepare_jax(f, arrays, consts, mode, wrt):
     import jax
 
-    names = list(vectors)
-    arrays = [jax.device_put(v) for v in vectors.values()]
+    names = list(arrays)
+    values = [jax.device_put(v) for v in arrays.values()]
 
     def g(*vs):
         return f(**dict(zip(names, vs)), **consts)
@@ -273,11 +392,17 @@ def _prepare_jax(f, vectors, consts, mode):
     if mode == "forward":
         jitted = jax.jit(g)
     else:
-        jitted = jax.jit(jax.grad(lambda *vs: g(*vs).sum(), argnums=0))
+        jitted = jax.jit(jax.grad(lambda *vs: g(*vs).sum(), argnums=names.index(wrt)))
 
     def run():
-        return jitted(*arrays).block_until_ready()
+        return jitted(*values).block_until_ready()
     return run
+
+
+def _prepare_numpy(f, arrays, consts, mode, wrt):
+    if mode != "forward":
+        raise NotImplementedError("NumPy peers have no gradient")
+    return lambda: f(**arrays, **consts)
 
 
 def to_numpy(value) -> _np.ndarray:

@@ -9,7 +9,7 @@ import math
 import sys
 import time
 
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hseed
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -24,11 +24,15 @@ from .checks import Outcome, Property, Target, describe_exception, properties_fo
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.differing_executors]
 
 
-def make_settings(max_examples=None, seed=None, derandomize=None):
-    """Settings derived from the active profile (see properties.profiles)."""
+def make_settings(max_examples=None, seed=None, derandomize=None, shrink=True):
+    """Settings derived from the active profile (see properties.profiles).
+    ``shrink=False`` reports the first failing example as found (the
+    meta-tests only ask whether a property catches a broken implementation)."""
     base = hsettings.default
     kw = dict(parent=base, deadline=None, database=None, suppress_health_check=_SUPPRESS, print_blob=False,
               report_multiple_bugs=False)  # one shrunk counterexample per property
+    if not shrink:
+        kw["phases"] = (Phase.explicit, Phase.reuse, Phase.generate)
     if max_examples is not None:
         kw["max_examples"] = int(max_examples)
     if seed is not None:
@@ -56,6 +60,8 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
         return _record(prop, "holds" if out.ok else "fails", out, 1, t0)
 
     state = {"examples": 0, "max_ulps": 0.0, "allowed": 0.0, "last": None}
+    if target.quantity.budget != 1.0 and not prop.name.startswith("claim:"):  # claims never call the reference
+        settings = hsettings(settings, max_examples=max(3, round(settings.max_examples * target.quantity.budget)))
 
     @settings
     @given(st.data())
@@ -99,12 +105,15 @@ def _record(prop, verdict, out, examples, t0, state=None):
 
 
 def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", *, label: str = "",
-          target_spec: str = "", max_examples=None, seed=None, only=None, progress=None) -> dict:
+          target_spec: str = "", max_examples=None, seed=None, only=None, progress=None,
+          shrink=True, stop_at_failure=False) -> dict:
     """Run every applicable property of ``quantity`` on ``fn``.
 
     Returns {"label", "target", "framework", "device", "quantity", "results": [...]}.
     ``only`` filters properties by a substring of their name; ``progress`` is
     called with each result as it completes (the CLI prints one line each).
+    ``shrink=False`` keeps failing examples as found; ``stop_at_failure``
+    ends the audit at the first property that does not hold.
     """
     q = spec.get(quantity)
     framework = framework or frameworks.infer(fn)
@@ -114,7 +123,7 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     if device not in fw.devices():
         raise ValueError(f"device {device!r} is not available for {framework} (available: {fw.devices()})")
     target = Target(fn, q, framework, device, label or target_spec or getattr(fn, "__qualname__", "target"), target_spec)
-    settings, seed = make_settings(max_examples, seed)
+    settings, seed = make_settings(max_examples, seed, shrink=shrink)
     results = []
     for prop in properties_for(q, framework):
         if only and only not in prop.name:
@@ -123,6 +132,8 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
         results.append(rec)
         if progress:
             progress(rec)
+        if stop_at_failure and rec["verdict"] != "holds":
+            break
     return {"label": target.label, "target": target_spec, "framework": framework, "device": device,
             "quantity": quantity, "results": results}
 

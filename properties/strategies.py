@@ -2,8 +2,8 @@
 
 Every strategy draws float64 NumPy values that are *exact* in the target
 dtype (drawn, then rounded to it), so the reference sees exactly what the
-implementation sees.  Arrays stay small (correctness, not speed): at most two
-batch axes of size ≤ 3 and n ≤ ``MAX_N`` entries.
+implementation sees.  Arrays stay small (correctness, not speed): one of
+``BATCH_SHAPES`` and n ≤ ``MAX_N`` entries.
 
 Regimes:
 - ``moderate``: |x| ≤ 64, k in [1/8, 8] — values and gradients.
@@ -21,7 +21,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from .dtypes import max_finite, round_to
+from .dtypes import max_finite, round_to, tiny
 
 MAX_N = 6
 REGIMES = ("moderate", "extreme", "masked", "claim")
@@ -29,6 +29,7 @@ REGIMES = ("moderate", "extreme", "masked", "claim")
 #: extra draws a numerical claim may ask for (NumericalClaim.extra)
 EXTRA_KINDS = {
     "shift": st.integers(-2 ** 20, 2 ** 20).map(lambda m: m / 1024.0),
+    "eta": st.floats(0.01, 0.99),  # a class probability for calibration claims
 }
 
 
@@ -41,24 +42,98 @@ def _elements(regime, dtype):
     return st.floats(-64, 64, allow_nan=False, allow_infinity=False)
 
 
+#: Batch shapes: none, a singleton axis (broadcasting's edge case), one axis and
+#: two axes.  Few distinct shapes on purpose: jax compiles once per shape and
+#: dtype, and compilation, not arithmetic, dominates a jax property's time.
+BATCH_SHAPES = ((), (1,), (3,), (2, 3))
+
+
+def batch_shapes():
+    return st.sampled_from(BATCH_SHAPES)
+
+
 @st.composite
-def vectors(draw, regime="moderate", dtype="float64", max_n=MAX_N, n=None, batch=None, maskable=False):
+def vectors(draw, regime="moderate", dtype="float64", max_n=MAX_N, n=None, batch=None):
     """A float64 array of shape batch + (n,), exact in ``dtype``."""
-    batch = tuple(draw(st.lists(st.integers(1, 3), max_size=2))) if batch is None else batch
+    batch = draw(batch_shapes()) if batch is None else batch
     n = draw(st.integers(1, max_n)) if n is None else n
     size = int(np.prod(batch, dtype=int)) * n
     unique = regime == "claim"
     rows = []
     for _ in range(size // n):
         rows.append(draw(st.lists(_elements(regime, dtype), min_size=n, max_size=n, unique=unique)))
-    x = round_to(np.array(rows, dtype=np.float64).reshape(batch + (n,)), dtype)
-    if regime == "masked" and maskable:
-        mask = np.array(draw(st.lists(st.booleans(), min_size=size, max_size=size)), dtype=bool).reshape(x.shape)
-        if x.ndim > 1 and draw(st.booleans()):
-            mask.reshape(-1, n)[draw(st.integers(0, size // n - 1))] = True  # one all-masked row
-        mask.reshape(-1)[draw(st.integers(0, size - 1))] = True  # at least one masked entry
-        x = np.where(mask, -np.inf, x)
-    return x
+    return round_to(np.array(rows, dtype=np.float64).reshape(batch + (n,)), dtype)
+
+
+@st.composite
+def masks(draw, shape, empty_rows):
+    """A boolean mask of ``shape`` with at least one masked entry; with
+    ``empty_rows`` possibly one all-masked row, without it every row keeps
+    one entry unmasked."""
+    n = shape[-1]
+    size = int(np.prod(shape, dtype=int))
+    mask = np.array(draw(st.lists(st.booleans(), min_size=size, max_size=size)), dtype=bool).reshape(-1, n)
+    mask[draw(st.integers(0, size // n - 1)), draw(st.integers(0, n - 1))] = True  # at least one masked entry
+    if empty_rows and len(mask) > 1 and draw(st.booleans()):
+        mask[draw(st.integers(0, len(mask) - 1))] = True  # one all-masked row
+    if not empty_rows:
+        for r in range(len(mask)):
+            if mask[r].all():
+                mask[r, draw(st.integers(0, n - 1))] = False
+    return mask.reshape(shape)
+
+
+def _unit_elements(regime):
+    """Entries in [0, 1] with exact 0s and 1s (hard labels) among them."""
+    return st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0, 1))
+
+
+@st.composite
+def unit_arrays(draw, shape, dtype):
+    size = int(np.prod(shape, dtype=int))
+    v = draw(st.lists(_unit_elements(None), min_size=size, max_size=size))
+    return round_to(np.array(v, dtype=np.float64).reshape(shape), dtype)
+
+
+@st.composite
+def simplex_arrays(draw, shape, dtype, zeros=None):
+    """Rows of nonnegative weights normalised to sum 1 (then rounded to
+    ``dtype``, so sums are 1 up to rounding); ``zeros`` forces entries to 0."""
+    size = int(np.prod(shape, dtype=int))
+    w = np.array(draw(st.lists(st.floats(1 / 64, 1), min_size=size, max_size=size)), dtype=np.float64).reshape(shape)
+    if zeros is not None:
+        w = np.where(zeros, 0.0, w)
+    total = w.sum(axis=-1, keepdims=True)
+    return round_to(np.divide(w, total, out=np.zeros_like(w), where=total > 0), dtype)
+
+
+@st.composite
+def sign_arrays(draw, shape, dtype):
+    size = int(np.prod(shape, dtype=int))
+    return np.array(draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=size, max_size=size)), dtype=np.float64).reshape(shape)
+
+
+@st.composite
+def binary_arrays(draw, shape):
+    """0/1 int64 rows with at least one 0 and one 1 each (n >= 2)."""
+    n = shape[-1]
+    rows = []
+    for _ in range(int(np.prod(shape[:-1], dtype=int))):
+        row = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
+        i, j = draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True))
+        row[i], row[j] = 1, 0
+        rows.append(row)
+    return np.array(rows, dtype=np.int64).reshape(shape)
+
+
+@st.composite
+def labels(draw, batch, n, forbidden=None):
+    """int64 class labels of shape ``batch``; never at a ``forbidden`` (masked) entry."""
+    out = np.zeros(batch, dtype=np.int64)
+    for idx in np.ndindex(*batch):
+        allowed = [c for c in range(n) if forbidden is None or not forbidden[idx + (c,)]]
+        out[idx] = draw(st.sampled_from(allowed))
+    return out
 
 
 def positives(regime="moderate", dtype="float64"):
@@ -74,29 +149,62 @@ def positives(regime="moderate", dtype="float64"):
 
 
 def cotangents(shape, dtype):
+    """Weights in [-2, 2], each 0 or a normal number of ``dtype``: a subnormal
+    weight makes reverse mode underflow intermediate products (w·p with p < 1),
+    an absolute error of a subnormal that no relative bound describes."""
     n = int(np.prod(shape, dtype=int))
-    return st.lists(st.floats(-2, 2), min_size=n, max_size=n).map(
-        lambda v: round_to(np.array(v, dtype=np.float64).reshape(shape), dtype))
+
+    def make(v):
+        w = round_to(np.array(v, dtype=np.float64).reshape(shape), dtype)
+        return np.where(np.abs(w) < tiny(dtype), 0.0, w)
+    return st.lists(st.floats(-2, 2), min_size=n, max_size=n).map(make)
 
 
 @st.composite
 def arguments(draw, quantity, regime="moderate", dtype="float64"):
-    """Keyword arguments for ``quantity`` (NumPy float64 arrays / Python scalars)."""
+    """Keyword arguments for ``quantity`` (NumPy float64 / int64 arrays, Python scalars).
+
+    The first array argument fixes the batch shape and n; the others follow
+    it.  In the ``masked`` regime the quantity's ``Masking.arg`` gets masked
+    entries and its ``Masking.weights`` argument weight 0 there."""
     args = {}
-    maskable = quantity.masking is not None
-    max_n = 5 if any(a.kind == "count" for a in quantity.args) else MAX_N  # recursion depth bounds the reference's size
-    first = None
+    m = quantity.masking if regime == "masked" else None
+    max_n = quantity.max_n
+    if any(a.kind == "count" for a in quantity.args):
+        max_n = min(max_n, 5)  # recursion depth bounds the reference's size
+    if any(a.kind == "binary" for a in quantity.args):
+        n = draw(st.integers(2, max_n))
+    else:
+        n = draw(st.integers(1, max_n))
+    batch = draw(batch_shapes())
+    while int(np.prod(batch, dtype=int)) > quantity.max_rows:
+        batch = batch[1:]
+    shape = batch + (n,)
+    mask = draw(masks(shape, m.empty is not None)) if m is not None else None
     for a in quantity.args:
+        masked_here = m is not None and a.name == m.arg
         if a.kind == "vector":
-            if first is None:
-                first = draw(vectors(regime, dtype, max_n=max_n, maskable=maskable))
-                args[a.name] = first
-            else:
-                args[a.name] = draw(vectors(regime, dtype, n=first.shape[-1], batch=first.shape[:-1]))
-    n = first.shape[-1]
-    for a in quantity.args:
-        if a.kind == "positive":
-            args[a.name] = draw(positives(regime, dtype))
-        elif a.kind == "count":
-            args[a.name] = draw(st.integers(1, n))
-    return {a.name: args[a.name] for a in quantity.args}
+            v = draw(vectors("moderate" if regime == "masked" else regime, dtype, n=n, batch=batch))
+        elif a.kind == "simplex":
+            v = draw(simplex_arrays(shape, dtype, zeros=mask if m is not None and a.name in (m.arg, m.weights) else None))
+        elif a.kind == "unit":
+            v = draw(unit_arrays(shape, dtype))
+            if m is not None and a.name == m.weights:
+                v = np.where(mask, 0.0, v)
+        elif a.kind == "sign":
+            v = draw(sign_arrays(shape, dtype))
+        elif a.kind == "binary":
+            v = draw(binary_arrays(shape))
+        elif a.kind == "label":
+            v = draw(labels(batch, n, mask if m is not None and a.name == m.weights else None))
+        elif a.kind == "target":
+            zeros = mask if m is not None and a.name == m.weights else None
+            v = draw(st.one_of(labels(batch, n, zeros), simplex_arrays(shape, dtype, zeros=zeros)))
+        elif a.kind == "positive":
+            v = draw(positives("moderate" if regime == "masked" else regime, dtype))
+        else:  # count
+            v = draw(st.integers(1, n))
+        if masked_here and a.kind != "simplex":
+            v = np.where(mask, m.value, v)
+        args[a.name] = v
+    return args

@@ -167,7 +167,8 @@ def parser():
 
     r = sub.add_parser("report", help="audit every registered implementation and write the report")
     r.add_argument("--out", default="reports/out", help="output folder (default reports/out)")
-    r.add_argument("--max-examples", type=_positive_int, default=25, help="Hypothesis examples per property (default 25)")
+    r.add_argument("--max-examples", type=_positive_int, default=15,
+                   help="Hypothesis examples per property (default 15, the CI budget)")
     r.add_argument("--seed", type=int, help="random seed (default: derandomised)")
     r.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
     r.set_defaults(func=cmd_report)

@@ -14,29 +14,52 @@ import sympy as sp
 
 REQUIRED = object()
 
-#: Argument kinds understood by the strategies, the reference and the
-#: benchmarks.  ``vector``: a floating array whose last axis holds the n
-#: entries of one sample (leading axes are batch axes) and which is
-#: differentiated.  ``positive``: a real scalar > 0 (temperature, sharpness);
-#: a SymPy symbol of the definition.  ``count``: an integer in 1..n that
-#: fixes the structure of the expression (it is not differentiated).
-ARG_KINDS = ("vector", "positive", "count")
+#: Argument kinds understood by the strategies, the reference, the adapters
+#: and the benchmarks.
+#:
+#: Arrays of shape batch + (n,), one SymPy symbol per entry of a row:
+#:   ``vector``   floating, any real value (logits, scores, x)
+#:   ``simplex``  floating, entries in [0, 1], rows summing to 1 (up to rounding)
+#:   ``unit``     floating, entries in [0, 1] (soft multi-label targets)
+#:   ``sign``     floating, entries in {-1, +1}
+#:   ``binary``   integer, entries in {0, 1}, each row with at least one of each
+#:   ``target``   either integer class labels (batch shape, as ``label``) or a
+#:                ``simplex`` array; the reference sees labels as one-hot rows
+#: Integer arrays of the batch shape, structural per row (like ``count``):
+#:   ``label``    class index in 0..n-1
+#: Scalars:
+#:   ``positive`` a real > 0 (temperature, sharpness, sigma); a SymPy symbol
+#:   ``count``    an integer in 1..n that fixes the structure of the expression
+ARRAY_KINDS = ("vector", "simplex", "unit", "sign", "binary", "target")
+INTEGER_KINDS = ("binary", "label")
+ARG_KINDS = ARRAY_KINDS + ("label", "positive", "count")
 
 
 @dataclass(frozen=True)
 class Arg:
+    """One argument of the catalogue signature.  ``grad``: whether gradients
+    with respect to it are part of the contract (default: ``vector`` args only)."""
+
     name: str
     kind: str
     default: Any = REQUIRED
     doc: str = ""
+    grad: bool | None = None
 
     def __post_init__(self):
         if self.kind not in ARG_KINDS:
             raise ValueError(f"Arg.kind must be one of {ARG_KINDS}, got {self.kind!r}")
+        if self.grad is None:
+            object.__setattr__(self, "grad", self.kind == "vector")
 
     @property
     def required(self) -> bool:
         return self.default is REQUIRED
+
+    @property
+    def structural(self) -> bool:
+        """Fixes the expression per row instead of entering it as a symbol."""
+        return self.kind in ("label", "count")
 
 
 @dataclass(frozen=True)
@@ -115,17 +138,37 @@ class NumericalClaim:
     source: str = ""
 
 
+#: Masked (-inf) entries reach a definition as this finite stand-in, far below
+#: every float (the reference evaluates the limit there: e^{x} underflows to
+#: nothing at any precision while x·e^{x} stays 0 instead of NaN).
+MASKED_STANDIN = "-1e400"
+
+
+def is_masked(x):
+    """SymPy condition telling a masked entry (the stand-in) from any finite
+    float, for a Piecewise: a weight-0 term at a masked entry is 0, with a
+    zero gradient."""
+    return x < -sp.Integer(2) ** 1024
+
+
 @dataclass(frozen=True)
 class Masking:
-    """How a quantity treats masked entries (``-inf`` in its vector arg).
+    """How a quantity treats masked entries of ``arg``.
 
-    Masked entries enter the definition as -inf (SymPy/mpmath evaluate
-    exp(-inf) = 0).  A row whose entries are all masked has the value
-    ``empty`` in every output and a zero gradient.
+    A masked entry holds ``value`` (-inf for logits and scores, 0 for
+    probabilities): the definition must give it its limit (SymPy/mpmath
+    evaluate exp(-inf) = 0; 0·log 0 is written as a Piecewise).  ``weights``
+    names the argument whose weight is exactly 0 at masked entries (a
+    probability target, multi-label targets, class labels never pointing
+    there).  A row whose entries are all masked has the value ``empty`` in
+    every output and a zero gradient; ``empty=None`` means such rows are
+    outside the domain and never drawn.
     """
 
     arg: str
-    empty: float
+    empty: float | None
+    value: float = float("-inf")
+    weights: str | None = None
 
 
 @dataclass(frozen=True, eq=False)  # identity hash: records are singletons, cached on
@@ -147,6 +190,22 @@ class Quantity:
     #: passes(**args) -> number of sequential passes of a recursive definition
     #: (soft_topk: topk); the error bound allows C(n) roundings per pass.
     passes: Callable[..., int] | None = None
+    #: largest n and number of rows the properties draw (the reference's cost grows with both)
+    max_n: int = 6
+    max_rows: int = 9
+    #: the reference adds the decimal span of a row's inputs to its working
+    #: digits (cancellation such as x − min(x)); False for definitions whose
+    #: only cancelling operations are single correctly rounded differences
+    #: (EXACT's (μ_y − μ_j)/σ), so that costly steps (integrals) run at DPS.
+    span_digits: bool = True
+    #: fraction of the profile's example budget its reference-based properties
+    #: use (claims always get the full budget): the reference of an integral
+    #: costs ~1000× a closed form (EXACT)
+    budget: float = 1.0
+    #: the value depends on the inputs only through exact comparisons (auc):
+    #: inputs reach the implementation exactly, so the tolerance is the
+    #: output's own rounding, with no sensitivity to perturbed inputs
+    discrete: bool = False
 
     def __post_init__(self):
         if self.output not in ("row", "vector"):
@@ -155,6 +214,15 @@ class Quantity:
     @property
     def vector_args(self) -> tuple[Arg, ...]:
         return tuple(a for a in self.args if a.kind == "vector")
+
+    @property
+    def array_args(self) -> tuple[Arg, ...]:
+        """Arguments with one symbol per entry of a row (shape batch + (n,))."""
+        return tuple(a for a in self.args if a.kind in ARRAY_KINDS)
+
+    @property
+    def grad_args(self) -> tuple[Arg, ...]:
+        return tuple(a for a in self.args if a.grad)
 
     @property
     def signature(self) -> str:
@@ -166,7 +234,7 @@ class Quantity:
         expression for a concrete input row."""
         if self.structure is not None:
             return dict(self.structure(**args))
-        return {a.name: int(args[a.name]) for a in self.args if a.kind == "count"}
+        return {a.name: int(args[a.name]) for a in self.args if a.structural}
 
     def passes_of(self, args: Mapping[str, Any]) -> int:
         return int(self.passes(**args)) if self.passes is not None else 1

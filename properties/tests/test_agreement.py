@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import impls
 import spec
 from properties import frameworks
+from properties.checks import Target, _native_args, call
 from properties.dtypes import DTYPES, error_bound
 from properties.strategies import arguments
 
@@ -17,11 +18,8 @@ pytestmark = pytest.mark.skipif(not all(frameworks.get(f).available() for f in f
 
 
 def _run(fw_name, q, args, dtype):
-    fw = frameworks.get(fw_name)
-    native = {a.name: fw.array(args[a.name], dtype) if a.kind == "vector" else args[a.name] for a in q.args}
-    pos = [native[a.name] for a in q.args if a.required]
-    kw = {a.name: native[a.name] for a in q.args if not a.required}
-    return fw.numpy(impls.get(q.name, fw_name)(*pos, **kw))
+    target = Target(impls.get(q.name, fw_name), q, fw_name)
+    return frameworks.get(fw_name).numpy(call(target, _native_args(target, args, dtype)))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -32,7 +30,7 @@ def test_torch_agrees_with_jax(qname, dtype, data):
     args = data.draw(arguments(q, "moderate", dtype))
     t, j = _run("torch", q, args, dtype), _run("jax", q, args, dtype)
     ref, sens = spec.Reference(q).evaluate(args)
-    n = np.shape(args[q.vector_args[0].name])[-1]
+    n = spec.Reference(q).shapes(args)[1]
     for idx in np.ndindex(*t.shape):
         r = float(ref[idx])
         bound = 2 * error_bound(r, sens[idx], dtype, n, q.passes_of(args))  # each side is within its own bound

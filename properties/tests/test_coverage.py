@@ -33,6 +33,6 @@ def test_every_quantity_has_a_report_row():
 def test_records_are_complete():
     for q in spec.QUANTITIES.values():
         assert q.formula and q.reference and q.claims, q.name
-        assert q.vector_args, q.name
+        assert q.array_args, q.name
         for c in q.numerical_claims:
             assert c.tolerance, f"{q.name}.{c.name} has no tolerance reason"

@@ -14,12 +14,22 @@ from properties.checks import Target, properties_for
 from properties.engine import make_settings, run_property
 
 #: Open findings on our own implementations, tracked on the issue; visible as xfail, never hidden.
+#: They run without shrinking (the counterexamples are in the issue note).
+_TOPK_OVERFLOW = ("open: soft_topk's gradient exceeds the dtype's range when |x|^topk does (x = [0, 0, −9.4e20, 0], "
+                  "topk = 3 in float32: true gradient ≈ −1.1e40) and the backward pass forms inf·0 = NaN instead of "
+                  "±inf (issue note)")
 OPEN = {
     ("soft_topk", "stability[float64]"):
         "open: at |x| ~ 1e53 with a 1e-210 entry and topk = n the recursion amplifies the rounding of "
         "x − min(x) by |x|^topk; our gradient (≈1e242) and the reference's (≈1e118) disagree beyond "
         "the first-order bound — either the bound must model reverse-mode adjoint rounding or the "
         "implementation must change (issue note)",
+    ("soft_topk", "stability[float32]"): _TOPK_OVERFLOW,
+    ("zlpr", "stability[float64]"):
+        "open: ZLPR carries each weight as log t, so a tiny weight (t = 2.2e-265 with scores [0, 616, 0]) loses "
+        "|log t|·eps ≈ 610 eps of relative accuracy in ∂/∂s (97 ULPs against 75 allowed); a linear-domain sum "
+        "with a per-row shift would not (issue note)",
+    ("soft_topk", "stability[bfloat16]"): _TOPK_OVERFLOW,
 }
 
 
@@ -28,7 +38,10 @@ def _params():
         for device in frameworks.get(fw).all_devices():
             for qname, q in spec.QUANTITIES.items():
                 for prop in properties_for(q, fw):
-                    marks = [pytest.mark.xfail(reason=OPEN[qname, prop.name], strict=False)] if (qname, prop.name) in OPEN else []
+                    # one xdist group per (quantity, property): torch and jax share the reference cache
+                    marks = [pytest.mark.xdist_group(f"{qname}-{prop.name}")]
+                    if (qname, prop.name) in OPEN:
+                        marks.append(pytest.mark.xfail(reason=OPEN[qname, prop.name], strict=False))
                     yield pytest.param(qname, fw, device, prop.name, id=f"{qname}-{fw}-{device}-{prop.name}", marks=marks)
 
 
@@ -54,7 +67,7 @@ def test_property(qname, fw, device, prop_name):
     q = spec.get(qname)
     prop = {p.name: p for p in properties_for(q, fw)}[prop_name]
     target = Target(impls.get(qname, fw), q, fw, device, f"{fw} (ours)", impls.target(qname, fw))
-    rec = run_property(prop, target, make_settings()[0])
+    rec = run_property(prop, target, make_settings(shrink=(qname, prop_name) not in OPEN)[0])
     assert rec["verdict"] == "holds", explain(rec)
     if prop.draw is not None:
         assert rec["examples"] > 0, "the property ran on no example"

@@ -16,6 +16,8 @@ REFUTED = {
     ("soft_topk", "hard_is_topk"),   # fails for topk = n: x = [1, 0], topk = 2 gives [2, 0]
     ("soft_topk", "limit_topk"),     # for topk = n the limit is not the indicator
     ("soft_topk", "entries_le_one"),  # p can exceed 1: x = [10, 0], topk = 2 gives p_0 ≈ 1.50007
+    ("kl_divergence", "seed003_kl_typo"),  # seed 003's Σ P log(P + Q) is log(2/3) < 0 at P = Q = uniform(3)
+    ("zlpr", "soft_bce_bound"),  # soft labels: n = 1, t = ½, s = 0: zlpr = 2 log 1.5 > log 2 = Σ BCE
 }
 
 CLAIMS = [(q.name, c) for q in spec.QUANTITIES.values() for c in q.symbolic_claims]

@@ -16,7 +16,7 @@ class Broken:
     quantity: str
     framework: str
     module: str  # module under properties.tests.broken
-    caught_by: str  # property-name prefix expected to fail
+    caught_by: str  # part of the name of the property expected to fail
     why: str
 
     @property
@@ -33,7 +33,7 @@ BROKEN = [
     Broken("lse_no_max_shift", "logsumexp", "torch", _T, "stability", "log Σ exp(k·x) overflows to inf for large x"),
     Broken("lse_forgot_inv_k", "logsumexp", "torch", _T, "value", "returns log Σ exp(k·x), without the 1/k"),
     Broken("lse_nan_all_masked", "logsumexp", "torch", _T, "masked", "max-shift with the -inf max of an all-masked row: NaN"),
-    Broken("lse_half_native", "logsumexp", "torch", _T, "value[float16]", "accumulates in float16 instead of float32"),
+    Broken("lse_half_native", "logsumexp", "torch", _T, "[float16]", "accumulates in float16 instead of float32"),
     Broken("softmax_wrong_backward", "softmax", "torch", _T, "gradient", "hand-written backward drops the −p·Σ w p term"),
     Broken("softmax_ignores_k", "softmax", "torch", _T, "value", "softmax(x) whatever k"),
     Broken("softmax_nan_all_masked", "softmax", "torch", _T, "masked", "0/0 on an all-masked row"),
@@ -46,4 +46,29 @@ BROKEN = [
     Broken("softmax_no_max_shift", "softmax", "jax", _J, "stability", "exp(k·x)/Σ exp(k·x) overflows: NaN"),
     Broken("soft_argmax_one_based_jax", "soft_argmax", "jax", _J, "value", "indices counted from 1"),
     Broken("lse_nan_grad_all_masked_jax", "logsumexp", "jax", _J, "masked", "jax.nn.logsumexp-style: NaN gradient on an all-masked row"),
+]
+
+_C, _CJ, _E, _M, _R = "classification_torch", "classification_jax", "exact_torch", "multilabel_torch", "ranking_torch"
+BROKEN += [
+    Broken("ce_log_of_softmax", "cross_entropy", "torch", _C, "stability", "log(softmax(x)): −inf once a probability underflows"),
+    Broken("ce_soft_targets_argmax", "cross_entropy", "torch", _C, "value", "probability targets collapsed to their argmax"),
+    Broken("ce_masked_nan", "cross_entropy", "torch", _C, "masked", "0 · (−inf) = NaN at a masked class with weight 0"),
+    Broken("entropy_nan_at_zero", "entropy", "torch", _C, "masked", "0 · log 0 = NaN instead of 0"),
+    Broken("kl_swapped", "kl_divergence", "torch", _C, "value", "KL(q‖p) instead of KL(p‖q)"),
+    Broken("kl_seed003", "kl_divergence", "torch", _C, "claim:self", "seed 003's Σ p log(p + q)"),
+    Broken("soft_accuracy_batch_axis", "soft_accuracy", "torch", _C, "value", "softmax over the batch axis"),
+    Broken("logistic_naive", "logistic_loss", "torch", _C, "stability", "log(1 + exp(−l·f)) overflows"),
+    Broken("hinge_wrong_sign", "hinge_loss", "torch", _C, "value", "max(0, 1 + l·f)"),
+    Broken("logistic_no_label_check", "logistic_loss", "torch", _C, "contract:l", "accepts labels other than ±1"),
+    Broken("exact_coarse_quadrature", "exact_accuracy", "torch", _E, "value[float64]", "4-node Gauss–Hermite: ~1e-3 error"),
+    Broken("exact_monte_carlo", "exact_accuracy", "torch", _E, "value[float64]", "samples 4096 noise draws instead of integrating"),
+    Broken("exact_sigma_ignored", "exact_accuracy", "torch", _E, "value", "uses mu instead of mu/sigma"),
+    Broken("zlpr_clip_log", "zlpr", "torch", _M, "masked", "seed 002's clip-then-log with −1e7 / −inf masks"),
+    Broken("zlpr_naive", "zlpr", "torch", _M, "stability", "log(1 + Σ e^s) overflows"),
+    Broken("zlpr_probability_sigma_s", "zlpr_probability", "torch", _M, "value", "σ(s) instead of σ(2s)"),
+    Broken("auc_ties_zero", "auc", "torch", _R, "value", "ties counted as 0 instead of ½"),
+    Broken("auc_swapped", "auc", "torch", _R, "value", "positives and negatives swapped: 1 − AUC"),
+    Broken("soft_auc_ignores_tau", "soft_auc", "torch", _R, "value", "σ(s_i − s_j) whatever tau"),
+    Broken("ce_log_of_softmax_jax", "cross_entropy", "jax", _CJ, "stability", "log(softmax(x)) in jax"),
+    Broken("kl_swapped_jax", "kl_divergence", "jax", _CJ, "value", "KL(q‖p) in jax"),
 ]

@@ -1,0 +1,447 @@
+"""Classification losses in JAX (catalogue section 2, seeds 000, 003, 004).
+
+Seed 003 ("Focus on Cross-entropy loss and KL divergence") gives the
+cross-entropy, the entropy and the KL divergence (its ``log(P + Q)`` is a
+typo for ``log(P / Q)``; the textbook definition is used) and names the
+logistic and hinge losses as consistent surrogates of the 0-1 loss; seed 000
+("How to Train Your Accuracy?") gives the smooth accuracy
+``<1_y, softmax(x)>`` and the logistic / hinge toy example; seed 004 the
+max-shifted softmax.
+
+Conventions shared by every function here:
+
+* Arrays are ``jax.Array`` (numpy arrays are accepted). The LAST axis is the
+  class axis and all leading axes are batch axes; per-sample quantities
+  return the batch shape ``x.shape[:-1]``. ``logistic_loss`` and
+  ``hinge_loss`` are elementwise. The functions are pure and work under
+  ``jax.jit``, ``jax.vmap`` and ``jax.grad``.
+* float16 and bfloat16 are computed internally in float32 and the result is
+  cast back: the output dtype is the input floating dtype (float64 needs
+  ``jax_enable_x64``).
+* Integer class labels may have any integer dtype, never ``bool``.
+* Bad input raises ``ValueError`` naming the argument. Shape and dtype
+  checks are always done (they are static). Checks of VALUES (labels in
+  range, probabilities in [0, 1], ``l`` in {-1, +1}) are done only on
+  concrete arrays and skipped for tracers, i.e. for arguments of a function
+  under ``jax.jit`` (or ``vmap``/``grad``), where they would need a device
+  synchronisation.
+* ``+inf`` and NaN inputs are outside the domain.
+
+Stability. A softmax-type quantity is shifted by a row "pivot" ``c``, the
+value ``x_p`` of the first maximal entry ``p`` of the row. Unlike the usual
+``stop_gradient`` maximum, ``c`` stays differentiable: each expression below
+is an exact identity in which the pivot's own term is dropped explicitly,
+e.g.
+
+    CE(x, t) = sum_{i != p} t_i (x_p - x_i) + T log(1 + sum_{i != p} exp(x_i - x_p))
+
+with ``T = sum_i t``. Every term is >= 0 (no cancellation in the value), the
+exponents are <= 0 (no overflow), and the derivative with respect to
+``x_p`` comes out as ``-T sum_{i != p} e_i / (1 + s')`` rather than as
+``softmax_p - 1`` formed from a softmax near 1, so it keeps its relative
+accuracy when the prediction is confident. Differences ``x_i - x_p`` can
+overflow (``-3e38 - 3e38`` in float32), so they are formed as
+``2 (x_i/2 - x_p/2)`` (halving only changes the exponent). Masked entries
+get their exponent ``-inf`` and their zero term from a second ``where``
+("double where"), so that no ``0 * inf`` reaches the derivatives. XLA
+flushes subnormal numbers to zero on CPU and GPU, so subnormal inputs act
+as 0 and subnormal results come out as 0.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
+
+
+# -- validation ----------------------------------------------------------------------------------
+
+def _concrete(x) -> bool:
+    return not isinstance(x, jax.core.Tracer)
+
+
+def _compute_dtype(dtype):
+    return jnp.float32 if dtype in (jnp.float16, jnp.bfloat16) else dtype
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, (jax.Array, np.ndarray, np.generic))
+
+
+def _check_float(x, name: str, min_ndim: int = 0):
+    """Validate a floating array argument; return ``(x as jax array, compute dtype)``."""
+    if not _is_array(x):
+        raise ValueError(f"{name} must be a jax or numpy array, got {type(x).__name__}")
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        raise ValueError(f"{name} must be a floating-point array, got dtype {x.dtype}")
+    if x.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (the class axis is the last one)")
+    if min_ndim and x.shape[-1] == 0:
+        raise ValueError(f"{name} must have a non-empty last (class) axis")
+    x = jnp.asarray(x)
+    return x, _compute_dtype(x.dtype)
+
+
+def _check_unit_interval(x, name: str) -> None:
+    """Entries in [0, 1] (NaN rejected); concrete arrays only (skipped under a trace)."""
+    if _concrete(x) and x.size:
+        v = np.asarray(x, dtype=np.float64)
+        if not np.all((v >= 0) & (v <= 1)):
+            raise ValueError(f"{name} must have entries in [0, 1]")
+
+
+def _check_labels(labels, logits, name: str):
+    """Integer class labels of shape ``logits.shape[:-1]`` with values in 0..n-1."""
+    if not _is_array(labels):
+        raise ValueError(f"{name} must be a jax or numpy array of integer class labels, got {type(labels).__name__}")
+    if not jnp.issubdtype(labels.dtype, jnp.integer):
+        raise ValueError(f"{name} must hold integer class labels, got dtype {labels.dtype}")
+    if labels.shape != logits.shape[:-1]:
+        raise ValueError(f"{name} must have shape {tuple(logits.shape[:-1])} (logits.shape[:-1]), "
+                         f"got {tuple(labels.shape)}")
+    n = logits.shape[-1]
+    if _concrete(labels) and labels.size:
+        v = np.asarray(labels)
+        if not np.all((v >= 0) & (v < n)):
+            raise ValueError(f"{name} must hold class labels in 0..{n - 1}")
+    return jnp.asarray(labels)
+
+
+def _check_sign_labels(l, f):
+    """``l`` in {-1, +1}: a floating or integer array (or Python number) broadcastable with ``f``."""
+    if isinstance(l, bool) or not (_is_array(l) or isinstance(l, numbers.Real)):
+        raise ValueError(f"l must be an array of labels in {{-1, +1}}, got {type(l).__name__}")
+    l = l if _is_array(l) else np.asarray(l)
+    if not (jnp.issubdtype(l.dtype, jnp.floating) or jnp.issubdtype(l.dtype, jnp.integer)):
+        raise ValueError(f"l must be a floating or integer array with values in {{-1, +1}}, got dtype {l.dtype}")
+    try:
+        np.broadcast_shapes(tuple(f.shape), tuple(l.shape))
+    except ValueError:
+        raise ValueError(f"l must be broadcastable with f: shapes {tuple(l.shape)} and {tuple(f.shape)}") from None
+    if _concrete(l) and np.size(l):
+        v = np.asarray(l)
+        if not np.all((v == 1) | (v == -1)):
+            raise ValueError("l must have values in {-1, +1}")
+    return jnp.asarray(l)
+
+
+# -- shared kernel -------------------------------------------------------------------------------
+
+def _pivot_exponentials(x):
+    """Pivot-shifted exponentials of the rows of ``x`` (compute dtype).
+
+    Returns ``(c, is_p, e, s1)``: the pivot ``c = x_p`` (differentiable,
+    shape ``(..., 1)``, 0 on rows without a finite entry), the boolean pivot
+    mask (``p`` = first maximal entry, only on rows with a finite maximum),
+    ``e_i = exp(x_i - c)`` with ``e_p = 1`` as a constant (its derivative is
+    exactly 0, ``x_p - c`` being identically 0) and ``e_i = 0`` at ``-inf``
+    entries, and ``s1 = sum_{i != p} e_i`` (so the row sum is ``1 + s1``).
+    """
+    n = x.shape[-1]
+    idx = jnp.argmax(x, axis=-1, keepdims=True)
+    c = jnp.take_along_axis(x, idx, axis=-1)
+    finite = jnp.isfinite(c)
+    c = jnp.where(finite, c, 0.0)
+    is_p = (jnp.arange(n) == idx) & finite
+    masked = x == -jnp.inf
+    # x_i - c as 2 (x_i/2 - c/2): never overflows before the doubling; skipped
+    # entries get a finite stand-in, and their exponent from the outer where
+    half_diff = jnp.where(masked | is_p, 0.0, x) * 0.5 - c * 0.5
+    z = jnp.where(masked, -jnp.inf, jnp.where(is_p, 0.0, half_diff * 2))
+    e = jnp.exp(z)
+    s1 = jnp.sum(jnp.where(is_p, 0.0, e), axis=-1)
+    return c, is_p, e, s1
+
+
+# -- public --------------------------------------------------------------------------------------
+
+def cross_entropy(logits, target):
+    """Cross-entropy ``-sum_c target_c log softmax(logits)_c`` over the last axis.
+
+    Catalogue section 2; seed 003 (cross-entropy and KL divergence).
+    ``CE(t, softmax(x)) = H(t) + KL(t || softmax(x))`` and, for a target
+    whose rows sum to 1, ``dCE/dlogits = softmax(logits) - target``
+    (in general ``T softmax - target`` with ``T = sum_c target_c``).
+
+    Args:
+        logits: floating array of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64.
+        target: EITHER integer class labels (any integer dtype) of shape
+            ``logits.shape[:-1]`` with values in ``0..n-1`` (no derivative),
+            OR a floating array of the shape of ``logits`` with entries in
+            ``[0, 1]`` (probability vectors: label smoothing, distillation;
+            rows need not sum to exactly 1). A floating target is converted
+            to the compute dtype of ``logits`` and is differentiable:
+            ``dCE/dtarget_c = -log softmax(logits)_c``. The kind of target
+            is decided by its dtype (static under ``jax.jit``).
+
+    Returns:
+        Array of shape ``logits.shape[:-1]`` and dtype ``logits.dtype``.
+
+    Masking: a class whose logit is ``-inf`` and whose target weight is
+    exactly 0 contributes nothing: not to the value, and its derivative (with
+    respect to the logit AND to the target weight, whose one-sided
+    derivative would be ``+inf``) is exactly 0, never NaN. A ``-inf`` logit
+    with a positive weight (or an integer label pointing at it) gives
+    ``+inf``, with finite derivatives. A row of ``-inf`` logits gives 0 if
+    its target is all zero, ``+inf`` otherwise.
+
+    Stability: with the row pivot ``p`` (first maximal logit) the value is
+
+        2 sum_{i != p} t_i (x_p/2 - x_i/2) + T log1p(sum_{i != p} exp(x_i - x_p))
+
+    every term >= 0, exponents <= 0 and the differences halved, so nothing
+    overflows for ``|logits|`` up to the dtype's maximum (a value beyond it
+    is ``+inf``, correctly rounded); the pivot stays differentiable so that
+    the logit derivative at the arg-max keeps its relative accuracy for
+    confident predictions (see the module docstring).
+
+    Raises:
+        ValueError: ``logits`` not a floating array, 0-d or with an empty
+            last axis; ``target`` with a wrong shape or dtype, labels out of
+            range, or probabilities outside ``[0, 1]``. Value checks of
+            ``target`` are skipped for tracers (under ``jax.jit``).
+    """
+    logits, dtype = _check_float(logits, "logits", min_ndim=1)
+    n = logits.shape[-1]
+    x = logits.astype(dtype)
+    if _is_array(target) and jnp.issubdtype(target.dtype, jnp.floating):
+        if target.shape != logits.shape:
+            raise ValueError(f"target (probabilities) must have the shape of logits {tuple(logits.shape)}, "
+                             f"got {tuple(target.shape)}")
+        _check_unit_interval(target, "target")
+        t = jnp.asarray(target).astype(dtype)
+    else:
+        labels = _check_labels(target, logits, "target")
+        t = (labels[..., None] == jnp.arange(n)).astype(dtype)
+    c, is_p, e, s1 = _pivot_exponentials(x)
+    masked = (t == 0) & (x == -jnp.inf)
+    skip = masked | is_p  # the pivot's term t_p (x_p - x_p) is identically 0
+    half_gap = c * 0.5 - jnp.where(skip, 0.0, x) * 0.5
+    terms = jnp.where(skip, 0.0, t * half_gap)
+    out = 2 * jnp.sum(terms, axis=-1) + jnp.sum(jnp.where(masked, 0.0, t), axis=-1) * jnp.log1p(s1)
+    return out.astype(logits.dtype)
+
+
+def entropy(p):
+    """Shannon entropy ``-sum_i p_i log p_i`` over the last axis, with ``0 log 0 = 0``.
+
+    Catalogue section 2; seed 003. ``CE(p, q) = H(p) + KL(p || q)``.
+
+    Args:
+        p: floating array of shape ``(..., n)``, ``n >= 1``, entries in
+            ``[0, 1]`` (rows need not sum to 1); float16, bfloat16, float32
+            or float64.
+
+    Returns:
+        Array of shape ``p.shape[:-1]`` and dtype ``p.dtype``.
+
+    Masking / derivative: an entry ``p_i = 0`` contributes 0 to the value
+    and its derivative is 0 (the true derivative ``-log p_i - 1`` is
+    ``+inf`` there; the guarded form ``where(p > 0, p log p, 0)``, with
+    ``log`` taken of 1 where ``p = 0`` (double where), gives 0 and never
+    NaN). Elsewhere the derivative is ``-log p_i - 1``.
+
+    Stability: every term ``-p_i log p_i`` is >= 0, so the sum has no
+    cancellation.
+
+    Raises:
+        ValueError: ``p`` not a floating array, 0-d, with an empty last
+            axis, or (concrete arrays only; skipped for tracers under
+            ``jax.jit``) with entries outside ``[0, 1]``.
+    """
+    p, dtype = _check_float(p, "p", min_ndim=1)
+    _check_unit_interval(p, "p")
+    pc = p.astype(dtype)
+    pos = pc > 0
+    terms = jnp.where(pos, pc * jnp.log(jnp.where(pos, pc, 1.0)), 0.0)
+    return (-jnp.sum(terms, axis=-1)).astype(p.dtype)
+
+
+def kl_divergence(p, q):
+    """Kullback-Leibler divergence ``sum_i p_i log(p_i / q_i)`` over the last axis.
+
+    Catalogue section 2; seed 003 (whose ``log(P + Q)`` is a typo: this is
+    the textbook definition). ``KL >= 0`` with equality iff ``p = q`` (for
+    normalised rows), and ``CE(p, q) = H(p) + KL(p || q)``.
+
+    Args:
+        p: floating array of shape ``(..., n)``, ``n >= 1``, entries in
+            ``[0, 1]``.
+        q: floating array of the same shape, entries in ``[0, 1]``.
+            float16, bfloat16, float32 or float64 (computed in the promoted
+            dtype of ``p`` and ``q``; halves in float32).
+
+    Returns:
+        Array of shape ``p.shape[:-1]`` in the promoted floating dtype of
+        ``p`` and ``q`` (``p.dtype`` when they agree).
+
+    Masking: ``0 log(0 / q) = 0``, also for ``q = 0``; such a term has a zero
+    derivative with respect to ``p_i`` and ``q_i`` (the one-sided derivative
+    with respect to ``p_i`` would be ``-inf``). ``p_i > 0 = q_i`` gives
+    ``+inf``, with derivative ``+inf`` (``p_i``) and ``-inf`` (``q_i``),
+    never NaN. Elsewhere ``dKL/dp_i = log(p_i/q_i) + 1`` and
+    ``dKL/dq_i = -p_i/q_i``.
+
+    Stability: each term is ``p_i * L_i`` with ``L_i = log(p_i / q_i)``.
+    Both ``p_i`` and ``q_i`` are first multiplied by the same power of two
+    ``2^k`` (exact) that brings ``Q = q_i 2^k`` into ``[0.5, 1)``; then
+    ``L_i = log1p((P - Q) / Q)`` where ``q/2 <= p <= 2q`` (the difference is
+    exact there, so ``L_i`` keeps its relative accuracy as ``p_i -> q_i``)
+    and ``L_i = log P - log Q`` elsewhere (``|log Q| < 0.7 <= |L_i|``: a few
+    ulps). No ratio ``p/q`` and no ``1/q^2`` is formed in the graph, so
+    the derivative ``-p_i/q_i`` does not overflow for tiny ``q_i`` (jax's
+    derivative of ``p/q`` forms ``p q^-2``). Each branch sees only its own
+    entries (double where), so no ``0 * inf`` reaches the derivatives.
+    The sum itself can cancel (terms of both signs); that is the
+    conditioning of KL, not of this evaluation.
+
+    Raises:
+        ValueError: ``p`` or ``q`` not a floating array; ``p`` 0-d or with
+            an empty last axis; ``q`` with a shape other than ``p``'s;
+            entries outside ``[0, 1]`` (concrete arrays only; skipped for
+            tracers under ``jax.jit``).
+    """
+    p, _ = _check_float(p, "p", min_ndim=1)
+    q, _ = _check_float(q, "q")
+    if q.shape != p.shape:
+        raise ValueError(f"q must have the same shape as p {tuple(p.shape)}, got {tuple(q.shape)}")
+    _check_unit_interval(p, "p")
+    _check_unit_interval(q, "q")
+    out_dtype = jnp.promote_types(p.dtype, q.dtype)
+    dtype = _compute_dtype(out_dtype)
+    pc, qc = p.astype(dtype), q.astype(dtype)
+    pos = pc > 0
+    sg = jax.lax.stop_gradient
+    # a power of two 2^k (exact scaling) that brings q into [0.5, 1)
+    k = jnp.minimum(-jnp.frexp(sg(qc))[1], jnp.finfo(dtype).maxexp - 1)
+    scale = jnp.ldexp(jnp.ones_like(qc), k)
+    r = sg(pc / qc)
+    near = pos & (r >= 0.5) & (r <= 2)
+    other = pos & ~near
+    big_p, big_q = pc * scale, qc * scale
+    pn, qn = jnp.where(near, big_p, 1.0), jnp.where(near, big_q, 1.0)
+    po, qo = jnp.where(other, big_p, 1.0), jnp.where(other, big_q, 1.0)
+    log_ratio = jnp.where(near, jnp.log1p((pn - qn) / qn), jnp.where(other, jnp.log(po) - jnp.log(qo), 0.0))
+    terms = jnp.where(pos, pc * log_ratio, 0.0)
+    return jnp.sum(terms, axis=-1).astype(out_dtype)
+
+
+def soft_accuracy(logits, labels):
+    """Smooth accuracy ``softmax(logits)[label]`` per sample.
+
+    Catalogue section 2; seed 000 ("How to Train Your Accuracy?"): the batch
+    mean is the smooth accuracy ``<1_y, softmax(x)>``; at one-hot predictions
+    it equals the accuracy. Seed 004 for the max-shifted softmax.
+
+    Args:
+        logits: floating array of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64.
+        labels: integer array (any integer dtype) of shape
+            ``logits.shape[:-1]`` with values in ``0..n-1``.
+
+    Returns:
+        Array of shape ``logits.shape[:-1]`` and dtype ``logits.dtype``.
+
+    Masking: ``-inf`` logits get probability 0; a label pointing at a
+    ``-inf`` logit (or a row of ``-inf`` logits) gives 0 with a zero
+    derivative, never NaN.
+
+    Stability: ``e_y / (1 + sum_{i != p} e_i)`` with ``e_i = exp(x_i - x_p)``
+    shifted by the row pivot ``x_p`` (first maximal logit, differentiable,
+    ``e_p = 1`` a constant): exponents <= 0 and differences halved, so
+    nothing overflows for ``|logits|`` up to the dtype's maximum. Where the
+    label is the pivot the derivative ``p_y (1 - p_y)`` comes out as
+    ``s' / (1 + s')^2`` and keeps its relative accuracy as ``p_y -> 1``.
+
+    Raises:
+        ValueError: ``logits`` not a floating array, 0-d or with an empty
+            last axis; ``labels`` not integer, of the wrong shape, or
+            (concrete arrays only; skipped for tracers under ``jax.jit``)
+            out of range.
+    """
+    logits, dtype = _check_float(logits, "logits", min_ndim=1)
+    y = _check_labels(labels, logits, "labels")
+    x = logits.astype(dtype)
+    _, _, e, s1 = _pivot_exponentials(x)
+    num = jnp.take_along_axis(e, y[..., None], axis=-1)[..., 0]
+    return (num / (1 + s1)).astype(logits.dtype)
+
+
+def logistic_loss(f, l):
+    """Logistic loss ``log(1 + exp(-l f))`` elementwise, ``l`` in {-1, +1}.
+
+    Catalogue section 2; seeds 000 and 003 (a classification-calibrated
+    surrogate of the 0-1 loss: the minimiser of
+    ``eta l(f, +1) + (1 - eta) l(f, -1)`` is ``log(eta / (1 - eta))``).
+    Derivative: ``dl/df = -l sigmoid(-l f)``.
+
+    Args:
+        f: floating array (any shape, 0-d allowed); float16, bfloat16,
+            float32 or float64.
+        l: labels in {-1, +1}: a floating or integer array (or Python
+            number) broadcastable with ``f``. Not differentiated. Its values
+            are checked only when concrete (skipped for tracers under
+            ``jax.jit``).
+
+    Returns:
+        Array of the broadcast shape of ``f`` and ``l``, dtype ``f.dtype``.
+
+    Stability: with ``z = -l f`` (an exact sign flip) the value is the
+    softplus ``max(z, 0) + log1p(exp(-|z|))``: no overflow for ``|f|`` up to
+    the dtype's maximum, and relatively accurate for ``z << 0`` (where it is
+    ``~exp(z)``) as well as for ``z >> 0`` (``~z``). The two branches are
+    selected with ``where`` at ``z > 0``, so the derivative at ``z = 0`` is
+    the correct ``1/2`` (not the subgradient of a ``relu``/``abs``).
+
+    Raises:
+        ValueError: ``f`` not a floating array; ``l`` bool, complex, not
+            broadcastable with ``f``, or (concrete only) with a value other
+            than -1 and +1.
+    """
+    f, dtype = _check_float(f, "f")
+    l = _check_sign_labels(l, f)
+    fc = f.astype(dtype)
+    z = jnp.where(l > 0, -fc, fc)
+    positive = z > 0
+    out = jnp.where(positive, z, 0.0) + jnp.log1p(jnp.exp(jnp.where(positive, -z, z)))
+    return out.astype(f.dtype)
+
+
+def hinge_loss(f, l):
+    """Hinge loss ``max(0, 1 - l f)`` elementwise, ``l`` in {-1, +1}.
+
+    Catalogue section 2; seeds 000 and 003 (the minimiser of
+    ``eta l(f, +1) + (1 - eta) l(f, -1)`` is ``sign(2 eta - 1)``).
+    Derivative: ``-l`` where ``l f < 1``, 0 where ``l f > 1``; at the kink
+    ``l f = 1`` the subgradient 0 is returned.
+
+    Args:
+        f: floating array (any shape, 0-d allowed); float16, bfloat16,
+            float32 or float64.
+        l: labels in {-1, +1}: a floating or integer array (or Python
+            number) broadcastable with ``f``. Not differentiated. Its values
+            are checked only when concrete (skipped for tracers under
+            ``jax.jit``).
+
+    Returns:
+        Array of the broadcast shape of ``f`` and ``l``, dtype ``f.dtype``.
+
+    Stability: ``1 - f`` or ``1 + f`` (an exact sign flip, one rounding);
+    no overflow for ``|f|`` up to the dtype's maximum.
+
+    Raises:
+        ValueError: ``f`` not a floating array; ``l`` bool, complex, not
+            broadcastable with ``f``, or (concrete only) with a value other
+            than -1 and +1.
+    """
+    f, dtype = _check_float(f, "f")
+    l = _check_sign_labels(l, f)
+    fc = f.astype(dtype)
+    margin = jnp.where(l > 0, 1 - fc, 1 + fc)
+    return jnp.where(margin > 0, margin, 0.0).astype(f.dtype)

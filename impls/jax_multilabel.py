@@ -1,0 +1,247 @@
+"""Multi-label ZLPR loss in JAX (catalogue section 3, seed 002).
+
+Seed 002 is Su Jianlin, "A Soft-Label Version of Multi-label 'Softmax +
+Cross-Entropy'" (2022; the paper "ZLPR: A Novel Loss for Multi-label
+Classification"): the loss
+
+    zlpr(s, t) = log(1 + sum_i (1 - t_i) e^{s_i}) + log(1 + sum_i t_i e^{-s_i})
+
+for soft targets ``t_i`` in [0, 1], which reduces to the hard-label
+"softmax + cross-entropy" generalisation at ``t_i`` in {0, 1}, and whose
+optimum is ``t_i = sigmoid(2 s_i)`` (``zlpr_probability``).
+
+Conventions shared by every function here:
+
+* Arrays are ``jax.Array`` (numpy arrays are accepted); the LAST axis is the
+  label axis and all leading axes are batch axes. ``zlpr`` returns the batch
+  shape, ``zlpr_probability`` is elementwise. The functions are pure and
+  work under ``jax.jit``, ``jax.vmap`` and ``jax.grad``.
+* float16 and bfloat16 are computed internally in float32 and the result is
+  cast back: the output dtype is the dtype of ``scores`` (float64 needs
+  ``jax_enable_x64``).
+* Bad input raises ``ValueError`` naming the argument. Shape and dtype
+  checks are always done; the check that the targets lie in [0, 1] is done
+  only on concrete arrays and skipped for tracers (arguments of a function
+  under ``jax.jit``), where it would need a device synchronisation.
+* ``+inf`` scores and NaN inputs are outside the domain (``s_i = -inf``
+  with ``t_i = 0`` is a masked position, see ``zlpr``). XLA flushes
+  subnormal numbers to zero on CPU and GPU.
+
+Why not clip-then-log (seed 002, "Implementation Tips"): writing each half
+as ``logsumexp([0, s_i + log w_i])`` with ``w_i`` clipped to
+``[eps, 1 - eps]`` turns a masked position (``s_i = -1e7``, ``t_i = 0``)
+into ``-s_i + log eps ~ 1e7 - 16``, a huge positive exponent: the mask
+dominates the loss. Here a zero weight is never logged: its term is
+dropped exactly (double ``where``), whatever ``s_i`` is.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["zlpr", "zlpr_probability"]
+
+
+def _check_float(x, name: str, min_ndim: int = 0):
+    if not isinstance(x, (jax.Array, np.ndarray, np.generic)):
+        raise ValueError(f"{name} must be a jax or numpy array, got {type(x).__name__}")
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        raise ValueError(f"{name} must be a floating-point array, got dtype {x.dtype}")
+    if x.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (the label axis is the last one)")
+    if min_ndim and x.shape[-1] == 0:
+        raise ValueError(f"{name} must have a non-empty last (label) axis")
+    x = jnp.asarray(x)
+    return x, (jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else x.dtype)
+
+
+def _sum_kept(x, keep):
+    """Sum of ``x`` over the last axis, counting the entries where ``keep``.
+
+    Bit for bit independent of how many other entries there are and where:
+    the kept entries are packed, in order, to the front of a zero buffer
+    whose length is a power of two (positions from an integer cumsum, which
+    is exact), which is then summed by halving (``y[:h] + y[h:]``). A longer
+    row only adds halving steps whose upper halves are exactly 0 (XLA's own
+    reductions associate differently for different lengths). Dropped entries
+    get a zero derivative; kept ones get the incoming one exactly.
+    """
+    n = x.shape[-1]
+    size = 1 << (n - 1).bit_length()
+    pos = jnp.cumsum(keep.astype(jnp.int32), axis=-1) - 1
+    pos = jnp.where(keep, pos, size)  # out of bounds: dropped
+    buf = jnp.put_along_axis(jnp.zeros(x.shape[:-1] + (size,), x.dtype), pos, jnp.where(keep, x, 0.0),
+                             axis=-1, inplace=False, mode="drop")
+    while buf.shape[-1] > 1:
+        h = buf.shape[-1] // 2
+        buf = buf[..., :h] + buf[..., h:]
+    return buf[..., 0]
+
+
+def _log1p_weighted_sum(a, w):
+    """``log(1 + sum_i w_i exp(a_i))`` over the last axis, ``w`` in [0, 1].
+
+    A logsumexp over ``{0} U {b_i = a_i + log w_i : w_i > 0}``. If the
+    largest ``b_p`` is > 0 the pivot ``p`` shifts the exponents, kept as the
+    pair ``(a_p, log w_p)`` under ``stop_gradient``:
+
+        z_i = 2 (a_i/2 - a_p/2) + (log w_i - log w_p),   z_p = 0 exactly,
+
+    so that ``a_i - a_p`` is rounded once relative to itself and not to
+    ``|a_p|`` (``a_p + log w_p`` loses ``log w_p`` entirely for huge
+    ``|a_p|``); otherwise (``m = 0``, the ``0`` is the largest element)
+    ``z_i = a_i + log w_i``. Value ``m + log1p(s')`` with ``m = b_p`` (or 0)
+    and ``s' = e^{-m} + sum_i e^{z_i} - 1``, the ``1`` of the largest
+    element removed exactly (``e^{z_p} - 1`` termwise, keeping the pivot's
+    derivative). Stopping the gradient of the shift is exact for the
+    derivatives. Terms with ``w_i = 0`` contribute ``w_i E_i`` with
+    ``E_i = exp(a_i - a_p - log w_p)`` under ``stop_gradient``: value
+    exactly 0, derivative exactly 0 with respect to ``a_i`` and the true
+    one-sided ``E_i / (1 + s')`` with respect to ``w_i``, taken as 0 where
+    ``E_i`` overflows (masked scores).
+    """
+    dtype = a.dtype
+    sg = jax.lax.stop_gradient
+    pos = w > 0
+    valid_a = pos & (a > -jnp.inf)  # b_i = -inf: e_i = 0, no derivative
+    av = jnp.where(valid_a, a, 0.0)
+    lw = jnp.log(jnp.where(valid_a, w, 1.0))
+    b = sg(jnp.where(valid_a, av + lw, -jnp.inf))
+    bmax = jnp.max(b, axis=-1, keepdims=True)
+    inf_row = bmax == jnp.inf  # a_i = +inf with w_i > 0: the value is +inf
+    has_pivot = (bmax > 0) & ~inf_row
+    # pivot: the largest b, ties broken towards the largest weight
+    idx = jnp.argmax(jnp.where(b == bmax, sg(lw), -jnp.inf), axis=-1, keepdims=True)
+    is_p = (jnp.arange(a.shape[-1]) == idx) & has_pivot
+    a_p = jnp.where(has_pivot, jnp.take_along_axis(sg(av), idx, axis=-1), 0.0)
+    lw_p = jnp.where(has_pivot, jnp.take_along_axis(sg(lw), idx, axis=-1), 0.0)
+    m = jnp.where(has_pivot, bmax, 0.0)
+    valid = valid_a & (b < jnp.inf)
+    big = 2 * (sg(a) * 0.5 - a_p * 0.5) - lw_p  # a_i - a_p - log w_p; +-inf only where it overflows
+    ok = (w == 0) & (big < math.log(float(jnp.finfo(dtype).max)))
+    big_e = jnp.where(ok, jnp.exp(jnp.where(ok, big, 0.0)), 0.0)
+    half_gap = jnp.where(valid, av, 0.0) * 0.5 - a_p * 0.5
+    z = jnp.where(valid, 2 * half_gap + (lw - lw_p), -jnp.inf)
+    e = jnp.exp(z)  # the pivot's e is exactly exp(0) = 1
+    contrib = jnp.where(pos, e - is_p.astype(dtype), w * big_e)
+    # an entry with a zero value and a zero derivative (e = 0, or w = 0 with E = 0:
+    # every masked position) is left out of the sum, which is then bit for bit
+    # the sum without it
+    keep = jnp.where(pos, e != 0, big_e != 0)
+    s1 = _sum_kept(contrib, keep) + jnp.where(has_pivot, jnp.exp(-m), 0.0)[..., 0]
+    out = m[..., 0] + jnp.log1p(s1)
+    return jnp.where(inf_row[..., 0], jnp.inf, out)
+
+
+def zlpr(scores, targets):
+    """ZLPR loss ``log(1 + sum_i (1 - t_i) e^{s_i}) + log(1 + sum_i t_i e^{-s_i})`` per sample.
+
+    Catalogue section 3; seed 002 (Su Jianlin, the soft-label multi-label
+    "softmax + cross-entropy", i.e. ZLPR). At ``t`` in {0, 1} it is the
+    hard-label loss ``log(1 + sum_neg e^{s}) + log(1 + sum_pos e^{-s})``;
+    its gradient is seed 002's closed form
+
+        dl/ds_i = -t_i e^{-s_i} / (1 + sum_j t_j e^{-s_j})
+                  + (1 - t_i) e^{s_i} / (1 + sum_j (1 - t_j) e^{s_j}),
+
+    which vanishes where ``t_i = sigmoid(2 s_i)`` (see ``zlpr_probability``).
+
+    Args:
+        scores: floating array of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64.
+        targets: floating array of the same shape, entries in ``[0, 1]``
+            (hard or soft labels); converted to the compute dtype of
+            ``scores``. Differentiable. Values checked only when concrete
+            (skipped for tracers under ``jax.jit``).
+
+    Returns:
+        Array of shape ``scores.shape[:-1]`` and dtype ``scores.dtype``.
+
+    Masking: a term whose weight (``t_i`` or ``1 - t_i``) is exactly 0
+    contributes exactly 0, whatever ``s_i`` is (including ``+-inf`` and the
+    GlobalPointer-style ``-1e7``). A masked position (``s_i = -1e7`` or
+    ``-inf`` with ``t_i = 0``) therefore changes neither the value nor the
+    derivative with respect to the other positions, and its own derivative
+    (with respect to ``s_i`` and ``t_i``) is exactly 0. The sums over the
+    label axis leave such entries out and use an order that does not depend
+    on the row length, so the value is the same bit for bit, and so is the
+    derivative when run eagerly; under ``jax.jit`` a derivative may differ
+    in the last bit, because XLA's vectorised code can round the same
+    elementwise expression differently at different positions of a row. The derivative with respect to a
+    zero weight is the true one-sided one (e.g. ``e^{-s_i} / (1 + sum t
+    e^{-s})`` at ``t_i = 0``) where that is representable, and 0 where it
+    is not (at a masked position it would be ``e^{1e7}`` or ``+inf``).
+    A score ``-inf`` with ``t_i > 0`` (or ``+inf`` with ``t_i < 1``) gives
+    ``+inf``; the half that is infinite then contributes no derivative (never
+    NaN), the other half its usual one.
+
+    Stability: each half ``log(1 + sum_i w_i e^{a_i})`` (``a = s, w = 1 - t``
+    and ``a = -s, w = t``) is a logsumexp over ``{0}`` and
+    ``{a_i + log w_i : w_i > 0}``, shifted by the largest element
+    ``(a_p, log w_p)`` (under ``stop_gradient``), with exponents formed as
+    ``2 (a_i/2 - a_p/2) + (log w_i - log w_p)`` (<= 0 up to rounding, no
+    overflow for ``|s|`` up to the dtype's maximum, and ``a_i - a_p`` rounded
+    relative to itself, not to ``|a_p|``) and evaluated as ``m + log1p(s')``
+    with the maximal element's 1 removed exactly, so small losses keep their
+    relative accuracy. Both halves are >= 0: the sum has no cancellation. The
+    derivative of each half is a softmax-type ratio ``w_i e^{a_i - m} / S``,
+    always finite.
+
+    Raises:
+        ValueError: ``scores`` not a floating array, 0-d or with an empty
+            last axis; ``targets`` not a floating array, of another shape,
+            or (concrete only) with entries outside ``[0, 1]``.
+    """
+    scores, dtype = _check_float(scores, "scores", min_ndim=1)
+    if not isinstance(targets, (jax.Array, np.ndarray, np.generic)) or not jnp.issubdtype(targets.dtype, jnp.floating):
+        raise ValueError("targets must be a floating-point array with entries in [0, 1], got "
+                         + (f"dtype {targets.dtype}" if hasattr(targets, "dtype") else type(targets).__name__))
+    if targets.shape != scores.shape:
+        raise ValueError(f"targets must have the shape of scores {tuple(scores.shape)}, got {tuple(targets.shape)}")
+    if not isinstance(targets, jax.core.Tracer) and targets.size:
+        v = np.asarray(targets, dtype=np.float64)
+        if not np.all((v >= 0) & (v <= 1)):
+            raise ValueError("targets must have entries in [0, 1]")
+    s = scores.astype(dtype)
+    t = jnp.asarray(targets).astype(dtype)
+    out = _log1p_weighted_sum(s, 1 - t) + _log1p_weighted_sum(-s, t)
+    return out.astype(scores.dtype)
+
+
+def zlpr_probability(scores):
+    """ZLPR probability ``sigmoid(2 s) = 1 / (1 + e^{-2 s})`` elementwise.
+
+    Catalogue section 3; seed 002: ``t_i = sigmoid(2 s_i)`` makes every
+    partial derivative of ``zlpr`` vanish, so this (not ``sigmoid(s)``) is
+    the probability a ZLPR-trained score encodes. Derivative
+    ``2 sigma (1 - sigma)``.
+
+    Args:
+        scores: floating array (any shape, 0-d allowed); float16, bfloat16,
+            float32 or float64.
+
+    Returns:
+        Array of the shape and dtype of ``scores``.
+
+    Stability: ``1 / (1 + e^{-2s})`` for ``s >= 0`` and
+    ``e^{2s} / (1 + e^{2s})`` for ``s < 0`` (each branch on its own inputs,
+    double where), so the exponential never overflows and both tails keep
+    their relative accuracy (down to the smallest normal number; XLA
+    flushes subnormal results to 0); ``2s`` overflowing to ``+-inf`` for
+    ``|s|`` near the dtype's maximum gives exactly 1 or 0 with a zero
+    derivative, never NaN.
+
+    Raises:
+        ValueError: ``scores`` not a floating array.
+    """
+    scores, dtype = _check_float(scores, "scores")
+    s = scores.astype(dtype)
+    nonneg = s >= 0
+    e_pos = jnp.exp(-2 * jnp.where(nonneg, s, 0.0))
+    e_neg = jnp.exp(2 * jnp.where(nonneg, 0.0, s))
+    out = jnp.where(nonneg, 1 / (1 + e_pos), e_neg / (1 + e_neg))
+    return out.astype(scores.dtype)

@@ -1,0 +1,427 @@
+"""Classification losses in PyTorch (catalogue section 2, seeds 000, 003, 004).
+
+Seed 003 ("Focus on Cross-entropy loss and KL divergence") gives the
+cross-entropy, the entropy and the KL divergence (its ``log(P + Q)`` is a
+typo for ``log(P / Q)``; the textbook definition is used) and names the
+logistic and hinge losses as consistent surrogates of the 0-1 loss; seed 000
+("How to Train Your Accuracy?") gives the smooth accuracy
+``<1_y, softmax(x)>`` and the logistic / hinge toy example; seed 004 the
+max-shifted softmax.
+
+Conventions shared by every function here:
+
+* Arrays are ``torch.Tensor``. The LAST axis is the class axis and all
+  leading axes are batch axes; per-sample quantities return the batch shape
+  ``x.shape[:-1]``. ``logistic_loss`` and ``hinge_loss`` are elementwise.
+* float16 and bfloat16 are computed internally in float32 and the result is
+  cast back: the output dtype is the input floating dtype. Everything is
+  computed on the device of the (first) floating input.
+* Integer class labels are any integer dtype (``int64`` canonically), never
+  ``bool``.
+* Bad input raises ``ValueError`` naming the argument. Checks of VALUES
+  (labels in range, probabilities in [0, 1], ``l`` in {-1, +1}) need the data
+  on the host; they are done for CPU tensors only and skipped for tensors on
+  other devices (reading them would force a device synchronisation). Shape
+  and dtype checks are always done.
+* ``+inf`` and NaN inputs are outside the domain.
+
+Stability. A softmax-type quantity is shifted by a row "pivot" ``c``, the
+value ``x_p`` of the first maximal entry ``p`` of the row. Unlike the usual
+detached maximum, ``c`` stays in the graph: each expression below is an
+exact identity in which the pivot's own term is dropped explicitly, e.g.
+
+    CE(x, t) = sum_{i != p} t_i (x_p - x_i) + T log(1 + sum_{i != p} exp(x_i - x_p))
+
+with ``T = sum_i t``. Every term is >= 0 (no cancellation in the value), the
+exponents are <= 0 (no overflow), and the derivative with respect to
+``x_p`` comes out as ``-T sum_{i != p} e_i / (1 + s')`` rather than as
+``softmax_p - 1`` formed from a softmax near 1, so it keeps its relative
+accuracy when the prediction is confident. Differences ``x_i - x_p`` can
+overflow (``-3e38 - 3e38`` in float32), so they are formed as
+``2 (x_i/2 - x_p/2)`` (halving only changes the exponent). Masked entries
+get their exponent ``-inf`` and their zero term from a second ``where``
+("double where"), so that no ``0 * inf`` reaches the backward pass.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import torch
+
+__all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
+
+_HALF = (torch.float16, torch.bfloat16)
+
+
+# -- validation ----------------------------------------------------------------------------------
+
+def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.float32 if dtype in _HALF else dtype
+
+
+def _check_float(x, name: str, min_ndim: int = 0) -> torch.dtype:
+    """Validate a floating tensor argument; return the dtype to compute in."""
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise ValueError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
+    if x.ndim < min_ndim:
+        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (the class axis is the last one)")
+    if min_ndim and x.shape[-1] == 0:
+        raise ValueError(f"{name} must have a non-empty last (class) axis")
+    return _compute_dtype(x.dtype)
+
+
+def _check_unit_interval(x: torch.Tensor, name: str) -> None:
+    """Entries in [0, 1] (NaN rejected); CPU tensors only (no device sync)."""
+    if x.device.type == "cpu" and x.numel() and not bool(((x >= 0) & (x <= 1)).all()):
+        raise ValueError(f"{name} must have entries in [0, 1]")
+
+
+def _check_labels(labels, logits: torch.Tensor, name: str) -> torch.Tensor:
+    """Integer class labels of shape ``logits.shape[:-1]`` with values in 0..n-1."""
+    if not isinstance(labels, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor of integer class labels, got {type(labels).__name__}")
+    if labels.is_floating_point() or labels.is_complex() or labels.dtype == torch.bool:
+        raise ValueError(f"{name} must hold integer class labels (int64), got dtype {labels.dtype}")
+    if labels.shape != logits.shape[:-1]:
+        raise ValueError(f"{name} must have shape {tuple(logits.shape[:-1])} (logits.shape[:-1]), "
+                         f"got {tuple(labels.shape)}")
+    n = logits.shape[-1]
+    if labels.device.type == "cpu" and labels.numel() and not bool(((labels >= 0) & (labels < n)).all()):
+        raise ValueError(f"{name} must hold class labels in 0..{n - 1}")
+    return labels.to(device=logits.device, dtype=torch.int64)
+
+
+def _check_sign_labels(l, f: torch.Tensor) -> torch.Tensor:
+    """``l`` in {-1, +1}: a floating or integer tensor (or Python number) broadcastable with ``f``."""
+    if isinstance(l, bool) or (not isinstance(l, torch.Tensor) and not isinstance(l, numbers.Real)):
+        raise ValueError(f"l must be a tensor of labels in {{-1, +1}}, got {type(l).__name__}")
+    if not isinstance(l, torch.Tensor):
+        l = torch.tensor(l)
+    if l.dtype == torch.bool or l.is_complex():
+        raise ValueError(f"l must be a floating or integer tensor with values in {{-1, +1}}, got dtype {l.dtype}")
+    try:
+        torch.broadcast_shapes(f.shape, l.shape)
+    except RuntimeError:
+        raise ValueError(f"l must be broadcastable with f: shapes {tuple(l.shape)} and {tuple(f.shape)}") from None
+    if l.device.type == "cpu" and l.numel() and not bool(((l == 1) | (l == -1)).all()):
+        raise ValueError("l must have values in {-1, +1}")
+    return l.to(f.device)
+
+
+# -- shared kernel -------------------------------------------------------------------------------
+
+def _pivot_exponentials(x: torch.Tensor):
+    """Pivot-shifted exponentials of the rows of ``x`` (compute dtype).
+
+    Returns ``(c, is_p, e, s1)``: the pivot ``c = x_p`` (in the graph, shape
+    ``(..., 1)``, 0 on rows without a finite entry), the boolean pivot mask
+    (``p`` = first maximal entry, only on rows with a finite maximum),
+    ``e_i = exp(x_i - c)`` with ``e_p = 1`` as a constant (its derivative is
+    exactly 0, ``x_p - c`` being identically 0) and ``e_i = 0`` at ``-inf``
+    entries, and ``s1 = sum_{i != p} e_i`` (so the row sum is ``1 + s1``).
+    """
+    n = x.shape[-1]
+    idx = torch.argmax(x, dim=-1, keepdim=True)
+    c = x.gather(-1, idx)
+    finite = torch.isfinite(c)
+    c = torch.where(finite, c, torch.zeros_like(c))
+    is_p = (torch.arange(n, device=x.device) == idx) & finite
+    masked = x == -math.inf
+    # x_i - c as 2 (x_i/2 - c/2): never overflows before the doubling; skipped
+    # entries get a finite stand-in, and their exponent from the outer where
+    half_diff = torch.where(masked | is_p, torch.zeros_like(x), x) * 0.5 - c * 0.5
+    z = torch.where(masked, -math.inf, torch.where(is_p, torch.zeros_like(x), half_diff * 2))
+    e = torch.exp(z)
+    s1 = torch.where(is_p, torch.zeros_like(e), e).sum(dim=-1)
+    return c, is_p, e, s1
+
+
+# -- public --------------------------------------------------------------------------------------
+
+def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy ``-sum_c target_c log softmax(logits)_c`` over the last axis.
+
+    Catalogue section 2; seed 003 (cross-entropy and KL divergence).
+    ``CE(t, softmax(x)) = H(t) + KL(t || softmax(x))`` and, for a target
+    whose rows sum to 1, ``dCE/dlogits = softmax(logits) - target``
+    (in general ``T softmax - target`` with ``T = sum_c target_c``).
+
+    Args:
+        logits: floating tensor of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64, on any device.
+        target: EITHER integer class labels of shape ``logits.shape[:-1]``
+            with values in ``0..n-1`` (int64 canonically; no gradient), OR a
+            floating tensor of the shape of ``logits`` with entries in
+            ``[0, 1]`` (probability vectors: label smoothing, distillation;
+            rows need not sum to exactly 1). A floating target is converted
+            to the compute dtype of ``logits`` and is differentiable:
+            ``dCE/dtarget_c = -log softmax(logits)_c``.
+
+    Returns:
+        Tensor of shape ``logits.shape[:-1]`` and dtype ``logits.dtype``.
+
+    Masking: a class whose logit is ``-inf`` and whose target weight is
+    exactly 0 contributes nothing: not to the value, and its gradient (with
+    respect to the logit AND to the target weight, whose one-sided
+    derivative would be ``+inf``) is exactly 0, never NaN. A ``-inf`` logit
+    with a positive weight (or an integer label pointing at it) gives
+    ``+inf``, with finite gradients. A row of ``-inf`` logits gives 0 if its
+    target is all zero, ``+inf`` otherwise.
+
+    Stability: with the row pivot ``p`` (first maximal logit) the value is
+
+        2 sum_{i != p} t_i (x_p/2 - x_i/2) + T log1p(sum_{i != p} exp(x_i - x_p))
+
+    every term >= 0, exponents <= 0 and the differences halved, so nothing
+    overflows for ``|logits|`` up to the dtype's maximum (a value beyond it
+    is ``+inf``, correctly rounded); the pivot stays in the graph so that
+    the logit gradient at the arg-max keeps its relative accuracy for
+    confident predictions (see the module docstring).
+
+    Raises:
+        ValueError: ``logits`` not a floating tensor, 0-d or with an empty
+            last axis; ``target`` with a wrong shape or dtype, labels out of
+            range, or probabilities outside ``[0, 1]``. Value checks of
+            ``target`` are skipped for non-CPU tensors (no device sync).
+    """
+    dtype = _check_float(logits, "logits", min_ndim=1)
+    n = logits.shape[-1]
+    x = logits.to(dtype)
+    if isinstance(target, torch.Tensor) and target.is_floating_point():
+        if target.shape != logits.shape:
+            raise ValueError(f"target (probabilities) must have the shape of logits {tuple(logits.shape)}, "
+                             f"got {tuple(target.shape)}")
+        _check_unit_interval(target, "target")
+        t = target.to(device=x.device, dtype=dtype)
+    else:
+        labels = _check_labels(target, logits, "target")
+        t = (labels.unsqueeze(-1) == torch.arange(n, device=x.device)).to(dtype)
+    c, is_p, e, s1 = _pivot_exponentials(x)
+    masked = (t == 0) & (x == -math.inf)
+    skip = masked | is_p  # the pivot's term t_p (x_p - x_p) is identically 0
+    half_gap = c * 0.5 - torch.where(skip, torch.zeros_like(x), x) * 0.5
+    terms = torch.where(skip, torch.zeros_like(x), t * half_gap)
+    out = 2 * terms.sum(dim=-1) + torch.where(masked, torch.zeros_like(t), t).sum(dim=-1) * torch.log1p(s1)
+    return out.to(logits.dtype)
+
+
+def entropy(p: torch.Tensor) -> torch.Tensor:
+    """Shannon entropy ``-sum_i p_i log p_i`` over the last axis, with ``0 log 0 = 0``.
+
+    Catalogue section 2; seed 003. ``CE(p, q) = H(p) + KL(p || q)``.
+
+    Args:
+        p: floating tensor of shape ``(..., n)``, ``n >= 1``, entries in
+            ``[0, 1]`` (rows need not sum to 1); float16, bfloat16, float32
+            or float64, on any device.
+
+    Returns:
+        Tensor of shape ``p.shape[:-1]`` and dtype ``p.dtype``.
+
+    Masking / gradient: an entry ``p_i = 0`` contributes 0 to the value and
+    its gradient is 0 (the true derivative ``-log p_i - 1`` is ``+inf``
+    there; the guarded form ``where(p > 0, p log p, 0)``, with ``log`` taken
+    of 1 where ``p = 0`` (double where), gives 0 and never NaN). Elsewhere
+    the gradient is ``-log p_i - 1``.
+
+    Stability: every term ``-p_i log p_i`` is >= 0, so the sum has no
+    cancellation; subnormal ``p_i`` are fine.
+
+    Raises:
+        ValueError: ``p`` not a floating tensor, 0-d, with an empty last
+            axis, or (CPU tensors only; skipped elsewhere to avoid a device
+            sync) with entries outside ``[0, 1]``.
+    """
+    dtype = _check_float(p, "p", min_ndim=1)
+    _check_unit_interval(p, "p")
+    pc = p.to(dtype)
+    pos = pc > 0
+    safe = torch.where(pos, pc, torch.ones_like(pc))
+    terms = torch.where(pos, pc * torch.log(safe), torch.zeros_like(pc))
+    return (-terms.sum(dim=-1)).to(p.dtype)
+
+
+def kl_divergence(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """Kullback-Leibler divergence ``sum_i p_i log(p_i / q_i)`` over the last axis.
+
+    Catalogue section 2; seed 003 (whose ``log(P + Q)`` is a typo: this is
+    the textbook definition). ``KL >= 0`` with equality iff ``p = q`` (for
+    normalised rows), and ``CE(p, q) = H(p) + KL(p || q)``.
+
+    Args:
+        p: floating tensor of shape ``(..., n)``, ``n >= 1``, entries in
+            ``[0, 1]``.
+        q: floating tensor of the same shape, entries in ``[0, 1]``.
+            float16, bfloat16, float32 or float64 (computed in the promoted
+            dtype of ``p`` and ``q``; halves in float32), on any device.
+
+    Returns:
+        Tensor of shape ``p.shape[:-1]`` in the promoted floating dtype of
+        ``p`` and ``q`` (``p.dtype`` when they agree).
+
+    Masking: ``0 log(0 / q) = 0``, also for ``q = 0``; such a term has a zero
+    gradient with respect to ``p_i`` and ``q_i`` (the one-sided derivative
+    with respect to ``p_i`` would be ``-inf``). ``p_i > 0 = q_i`` gives
+    ``+inf``, with gradient ``+inf`` (``p_i``) and ``-inf`` (``q_i``), never
+    NaN. Elsewhere ``dKL/dp_i = log(p_i/q_i) + 1`` and ``dKL/dq_i = -p_i/q_i``.
+
+    Stability: each term is ``p_i * L_i`` with ``L_i = log(p_i / q_i)``.
+    Both ``p_i`` and ``q_i`` are first multiplied by the same power of two
+    ``2^k`` (exact) that brings ``Q = q_i 2^k`` into ``[0.5, 1)``; then
+    ``L_i = log1p((P - Q) / Q)`` where ``q/2 <= p <= 2q`` (the difference is
+    exact there, so ``L_i`` keeps its relative accuracy as ``p_i -> q_i``)
+    and ``L_i = log P - log Q`` elsewhere (``|log Q| < 0.7 <= |L_i|``: a few
+    ulps). No ratio ``p/q`` and no ``1/q^2`` is formed in the graph, so
+    the gradient ``-p_i/q_i`` does not overflow for tiny ``q_i`` (the
+    derivative of ``p/q`` would: ``p/q^2``). Each branch sees only its own
+    entries (double where), so no ``0 * inf`` reaches the backward pass.
+    The sum itself can cancel (terms of both signs); that is the
+    conditioning of KL, not of this evaluation.
+
+    Raises:
+        ValueError: ``p`` or ``q`` not a floating tensor; ``p`` 0-d or with
+            an empty last axis; ``q`` with a shape other than ``p``'s;
+            entries outside ``[0, 1]`` (CPU tensors only; skipped elsewhere
+            to avoid a device sync).
+    """
+    _check_float(p, "p", min_ndim=1)
+    _check_float(q, "q")
+    if q.shape != p.shape:
+        raise ValueError(f"q must have the same shape as p {tuple(p.shape)}, got {tuple(q.shape)}")
+    _check_unit_interval(p, "p")
+    _check_unit_interval(q, "q")
+    out_dtype = torch.promote_types(p.dtype, q.dtype)
+    dtype = _compute_dtype(out_dtype)
+    pc = p.to(dtype)
+    qc = q.to(device=pc.device, dtype=dtype)
+    pos = pc > 0
+    one = torch.ones_like(pc)
+    with torch.no_grad():
+        # a power of two 2^k (exact scaling) that brings q into [0.5, 1)
+        k = (-torch.frexp(qc).exponent).clamp(max=int(math.log2(torch.finfo(dtype).max)))
+        scale = torch.ldexp(one, k)
+        r = pc / qc
+        near = pos & (r >= 0.5) & (r <= 2)
+        other = pos & ~near
+    big_p, big_q = pc * scale, qc * scale
+    pn, qn = torch.where(near, big_p, one), torch.where(near, big_q, one)
+    po, qo = torch.where(other, big_p, one), torch.where(other, big_q, one)
+    log_ratio = torch.where(near, torch.log1p((pn - qn) / qn),
+                            torch.where(other, torch.log(po) - torch.log(qo), torch.zeros_like(pc)))
+    terms = torch.where(pos, pc * log_ratio, torch.zeros_like(pc))
+    return terms.sum(dim=-1).to(out_dtype)
+
+
+def soft_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Smooth accuracy ``softmax(logits)[label]`` per sample.
+
+    Catalogue section 2; seed 000 ("How to Train Your Accuracy?"): the batch
+    mean is the smooth accuracy ``<1_y, softmax(x)>``; at one-hot predictions
+    it equals the accuracy. Seed 004 for the max-shifted softmax.
+
+    Args:
+        logits: floating tensor of shape ``(..., n)``, ``n >= 1``; float16,
+            bfloat16, float32 or float64, on any device.
+        labels: integer tensor (int64 canonically) of shape
+            ``logits.shape[:-1]`` with values in ``0..n-1``.
+
+    Returns:
+        Tensor of shape ``logits.shape[:-1]`` and dtype ``logits.dtype``.
+
+    Masking: ``-inf`` logits get probability 0; a label pointing at a
+    ``-inf`` logit (or a row of ``-inf`` logits) gives 0 with a zero
+    gradient, never NaN.
+
+    Stability: ``e_y / (1 + sum_{i != p} e_i)`` with ``e_i = exp(x_i - x_p)``
+    shifted by the row pivot ``x_p`` (first maximal logit, kept in the
+    graph, ``e_p = 1`` a constant): exponents <= 0 and differences halved,
+    so nothing overflows for ``|logits|`` up to the dtype's maximum. Where
+    the label is the pivot the gradient ``p_y (1 - p_y)`` comes out as
+    ``s' / (1 + s')^2`` and keeps its relative accuracy as ``p_y -> 1``.
+
+    Raises:
+        ValueError: ``logits`` not a floating tensor, 0-d or with an empty
+            last axis; ``labels`` not integer, of the wrong shape, or (CPU
+            tensors only; skipped elsewhere to avoid a device sync) out of
+            range.
+    """
+    dtype = _check_float(logits, "logits", min_ndim=1)
+    y = _check_labels(labels, logits, "labels")
+    x = logits.to(dtype)
+    _, _, e, s1 = _pivot_exponentials(x)
+    num = e.gather(-1, y.unsqueeze(-1)).squeeze(-1)
+    return (num / (1 + s1)).to(logits.dtype)
+
+
+def logistic_loss(f: torch.Tensor, l) -> torch.Tensor:
+    """Logistic loss ``log(1 + exp(-l f))`` elementwise, ``l`` in {-1, +1}.
+
+    Catalogue section 2; seeds 000 and 003 (a classification-calibrated
+    surrogate of the 0-1 loss: the minimiser of
+    ``eta l(f, +1) + (1 - eta) l(f, -1)`` is ``log(eta / (1 - eta))``).
+    Derivative: ``dl/df = -l sigmoid(-l f)``.
+
+    Args:
+        f: floating tensor (any shape, 0-d allowed); float16, bfloat16,
+            float32 or float64, on any device.
+        l: labels in {-1, +1}: a floating or integer tensor (or Python
+            number) broadcastable with ``f``. Not differentiated.
+
+    Returns:
+        Tensor of the broadcast shape of ``f`` and ``l``, dtype ``f.dtype``.
+
+    Stability: with ``z = -l f`` (an exact sign flip) the value is the
+    softplus ``max(z, 0) + log1p(exp(-|z|))``: no overflow for ``|f|`` up to
+    the dtype's maximum, and relatively accurate for ``z << 0`` (where it is
+    ``~exp(z)``) as well as for ``z >> 0`` (``~z``). The two branches are
+    selected with ``where`` at ``z > 0``, so the derivative at ``z = 0`` is
+    the correct ``1/2`` (not the 0 of a ``relu``/``abs`` subgradient).
+
+    Raises:
+        ValueError: ``f`` not a floating tensor; ``l`` bool, complex, not
+            broadcastable with ``f``, or (CPU tensors only; skipped elsewhere
+            to avoid a device sync) with a value other than -1 and +1.
+    """
+    dtype = _check_float(f, "f")
+    l = _check_sign_labels(l, f)
+    fc = f.to(dtype)
+    z = torch.where(l > 0, -fc, fc)
+    positive = z > 0
+    out = torch.where(positive, z, torch.zeros_like(z)) + torch.log1p(torch.exp(torch.where(positive, -z, z)))
+    return out.to(f.dtype)
+
+
+def hinge_loss(f: torch.Tensor, l) -> torch.Tensor:
+    """Hinge loss ``max(0, 1 - l f)`` elementwise, ``l`` in {-1, +1}.
+
+    Catalogue section 2; seeds 000 and 003 (the minimiser of
+    ``eta l(f, +1) + (1 - eta) l(f, -1)`` is ``sign(2 eta - 1)``).
+    Derivative: ``-l`` where ``l f < 1``, 0 where ``l f > 1``; at the kink
+    ``l f = 1`` the subgradient 0 is returned.
+
+    Args:
+        f: floating tensor (any shape, 0-d allowed); float16, bfloat16,
+            float32 or float64, on any device.
+        l: labels in {-1, +1}: a floating or integer tensor (or Python
+            number) broadcastable with ``f``. Not differentiated.
+
+    Returns:
+        Tensor of the broadcast shape of ``f`` and ``l``, dtype ``f.dtype``.
+
+    Stability: ``1 - f`` or ``1 + f`` (an exact sign flip, one rounding);
+    no overflow for ``|f|`` up to the dtype's maximum.
+
+    Raises:
+        ValueError: ``f`` not a floating tensor; ``l`` bool, complex, not
+            broadcastable with ``f``, or (CPU tensors only; skipped elsewhere
+            to avoid a device sync) with a value other than -1 and +1.
+    """
+    dtype = _check_float(f, "f")
+    l = _check_sign_labels(l, f)
+    fc = f.to(dtype)
+    margin = torch.where(l > 0, 1 - fc, 1 + fc)
+    return torch.where(margin > 0, margin, torch.zeros_like(margin)).to(f.dtype)
