@@ -60,7 +60,7 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
         return _record(prop, "holds" if out.ok else "fails", out, 1, t0)
 
     state = {"examples": 0, "max_ulps": 0.0, "allowed": 0.0, "last": None}
-    if target.quantity.budget != 1.0 and not prop.name.startswith("claim:"):  # claims never call the reference
+    if target.quantity.budget != 1.0 and prop.uses_reference:
         settings = hsettings(settings, max_examples=max(3, round(settings.max_examples * target.quantity.budget)))
 
     @settings

@@ -259,9 +259,9 @@ def _onehot(labels, n):
     return np.eye(n)[labels]
 
 
-def _check_ce_labels_onehot(f, logits, target):
+def _check_ce_labels_onehot(impl, logits, target):
     n = logits.shape[-1]
-    a, b = f(), f(target=_onehot(target, n))
+    a, b = impl(), impl(target=_onehot(target, n))
     # Same logits, same arithmetic up to the order of a sum: C·eps·(|CE| + |logits|) absolute.
     tol = 32 * EPS64 * (1 + np.abs(b) + np.max(np.abs(logits), axis=-1))
     return [Comparison(a, b, tol, "integer labels vs one-hot targets")]
@@ -277,17 +277,17 @@ def _softmax_np(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _check_ce_gradient(f, logits, target):
+def _check_ce_gradient(impl, logits, target):
     n = logits.shape[-1]
     t = _onehot(target, n) if _is_labels(logits, target) else target
-    g = f.grad("logits")
+    g = impl.grad("logits")
     expected = _softmax_np(logits) * t.sum(axis=-1, keepdims=True) - t
     # softmax and the gradient each carry a few roundings of values ≤ 1: 16·eps absolute.
     return [Comparison(g, expected, 16 * EPS64, "∂CE/∂logits = softmax·Σt − t")]
 
 
-def _check_entropy_range(f, p):
-    h = f()
+def _check_entropy_range(impl, p):
+    h = impl()
     n = p.shape[-1]
     # p is rounded to float64 after normalising: Σp = 1 ± n·eps; H ≤ log n + (small), H ≥ 0 up to rounding.
     tol = 16 * n * EPS64 * (1 + np.log(n))
@@ -295,15 +295,15 @@ def _check_entropy_range(f, p):
             Comparison(np.maximum(h - np.log(n), 0.0), np.zeros_like(h), tol, "H ≤ log n")]
 
 
-def _check_entropy_uniform(f, p):
+def _check_entropy_uniform(impl, p):
     n = p.shape[-1]
     u = np.full(p.shape, 1.0 / n)
     # 1/n is rounded (relative eps/2): H moves by ≤ n·eps·(1 + log n)/2, plus the sum's roundings.
-    return [Comparison(f(p=u), np.full(p.shape[:-1], np.log(n)), 8 * n * EPS64 * (1 + np.log(n)), "H(uniform) = log n")]
+    return [Comparison(impl(p=u), np.full(p.shape[:-1], np.log(n)), 8 * n * EPS64 * (1 + np.log(n)), "H(uniform) = log n")]
 
 
-def _check_kl_nonnegative(f, p, q):
-    d = f()
+def _check_kl_nonnegative(impl, p, q):
+    d = impl()
     # Gibbs: KL ≥ 0 for normalised p, q; the draws sum to 1 ± n·eps, and each term p·log(p/q) rounds with
     # error ≤ 4·eps·|p·log(p/q)| ≤ 4·eps·p·(|log p| + |log q|) ≤ 4·eps·(1 + 2·log 64): 64·eps·n covers both.
     n = p.shape[-1]
@@ -311,34 +311,34 @@ def _check_kl_nonnegative(f, p, q):
     return [Comparison(np.minimum(d, 0.0), np.zeros_like(d), tol, "KL(p‖q) ≥ 0")]
 
 
-def _check_kl_self(f, p, q):
-    d = f(q=p)
+def _check_kl_self(impl, p, q):
+    d = impl(q=p)
     # log p − log p = 0 exactly when computed termwise; allow the roundings of a cancelling form.
     return [Comparison(d, np.zeros_like(d), 16 * p.shape[-1] * EPS64, "KL(p‖p) = 0")]
 
 
-def _check_kl_support(f, p, q):
+def _check_kl_support(impl, p, q):
     q2 = q.copy()
     i = np.unravel_index(np.argmax(p), p.shape)  # p > 0 there (rows sum to 1)
     q2[i] = 0.0
-    d = f(q=q2)
+    d = impl(q=q2)
     return [Comparison(np.isposinf(d[i[:-1]]).astype(float), 1.0, 0.0, "p > 0 = q gives +inf")]
 
 
-def _check_soft_accuracy_onehot(f, logits, labels):
+def _check_soft_accuracy_onehot(impl, logits, labels):
     # claim-grid logits are distinct multiples of 2^-10 ≤ 2^10: scaled by 2^20 every gap is ≥ 1024, so the
     # softmax is one-hot up to e^{-1024} (below float64's smallest subnormal): exact 0/1 expected.
     acc = (np.argmax(logits, axis=-1) == labels).astype(float)
-    return [Comparison(f(logits=logits * 2.0 ** 20), acc, 0.0, "soft accuracy at one-hot predictions = accuracy")]
+    return [Comparison(impl(logits=logits * 2.0 ** 20), acc, 0.0, "soft accuracy at one-hot predictions = accuracy")]
 
 
-def _check_gumbel(f, logits, labels):
+def _check_gumbel(impl, logits, labels):
     """Statistical: the frequency of label == argmax(logits + Gumbel noise) in M draws must lie within 6
     standard errors of soft_accuracy (normal approximation, floor 1/M on the variance).  A correct
     implementation fails with probability ≤ 2e-9 per row (two-sided 6σ); the draws are seeded from the
     input bytes, so the check is deterministic for a given input."""
     m = 20000
-    p = f()
+    p = impl()
     rng = np.random.default_rng(zlib.crc32(logits.tobytes()))
     g = rng.gumbel(size=(m,) + logits.shape)
     freq = (np.argmax(logits + g, axis=-1) == labels).mean(axis=0)
@@ -346,34 +346,25 @@ def _check_gumbel(f, logits, labels):
     return [Comparison(freq, p, 6 * se, "P(label = argmax(x + Gumbel)) = softmax(x)[label]")]
 
 
-def _check_logistic_symmetry(f, f_, l):  # noqa: ARG001 — f_ is the drawn score argument "f"
+def _check_logistic_symmetry(impl, f, l):
     # log(1 + e^{−l·f}) depends on l·f only: (f, l) and (−f, −l) give bitwise the same product.
-    return [Comparison(f(f=-f_, l=-l), f(), 0.0, "ℓ(f, l) = ℓ(−f, −l)")]
+    return [Comparison(impl(f=-f, l=-l), impl(), 0.0, "ℓ(f, l) = ℓ(−f, −l)")]
 
 
-def _check_logistic_calibration(f, f_, l, eta):
-    fstar = np.log(eta / (1 - eta)) * np.ones_like(f_)
-    gp = f.grad("f", f=fstar, l=np.ones_like(l))
-    gm = f.grad("f", f=fstar, l=-np.ones_like(l))
+def _check_logistic_calibration(impl, f, l, eta):
+    fstar = np.log(eta / (1 - eta)) * np.ones_like(f)
+    gp = impl.grad("f", f=fstar, l=np.ones_like(l))
+    gm = impl.grad("f", f=fstar, l=-np.ones_like(l))
     # η·(−σ(−f*)) + (1 − η)·σ(f*) = 0; each derivative is ≤ 1 in size with a few roundings: 8·eps.
-    return [Comparison(eta * gp + (1 - eta) * gm, np.zeros_like(f_), 8 * EPS64, "risk is stationary at f* = log(η/(1 − η))")]
+    return [Comparison(eta * gp + (1 - eta) * gm, np.zeros_like(f), 8 * EPS64, "risk is stationary at f* = log(η/(1 − η))")]
 
 
-def _check_hinge_zero(f, f_, l):
-    margin = l * f_
-    out = f()
+def _check_hinge_zero(impl, f, l):
+    margin = l * f
+    out = impl()
     return [Comparison(np.where(margin >= 1, out, 0.0), 0.0, 0.0, "ℓ = 0 where l·f ≥ 1"),
             Comparison(np.where(margin < 1, out, 0.0), np.where(margin < 1, 1 - margin, 0.0),
                        EPS64 * (1 + np.abs(margin)), "ℓ = 1 − l·f where l·f < 1 (one rounding)")]
-
-
-def _wrap_f(check):
-    """Elementwise losses name their score argument ``f``, which collides with the implementation
-    handle; claims receive the drawn score as ``f_``."""
-    def wrapped(impl, **kw):
-        kw["f_"] = kw.pop("f")
-        return check(impl, **kw)
-    return wrapped
 
 
 def _not_kink(f, l):
@@ -475,9 +466,9 @@ LOGISTIC_LOSS = Quantity(
         SymbolicClaim("toy_correct", "seed 000 toy data: all points classified correctly ⇔ b ∈ (0, 0.25)", claim_toy_correct, SEED000),
         SymbolicClaim("toy_temperature", "with f = t(x − b), inf over t of the loss is 0, reached only for b ∈ (0, 0.25) as t → ∞",
                       claim_toy_temperature, SEED000),
-        NumericalClaim("symmetry", "ℓ(f, l) = ℓ(−f, −l)", _wrap_f(_check_logistic_symmetry), "exact: l·f is the same product"),
+        NumericalClaim("symmetry", "ℓ(f, l) = ℓ(−f, −l)", _check_logistic_symmetry, "exact: l·f is the same product"),
         NumericalClaim("calibration_stationary", "η ∂ℓ(f*, +1) + (1 − η) ∂ℓ(f*, −1) = 0 at f* = log(η/(1 − η))",
-                       _wrap_f(_check_logistic_calibration), "8·eps: two derivatives ≤ 1 with a few roundings each",
+                       _check_logistic_calibration, "8·eps: two derivatives ≤ 1 with a few roundings each",
                        extra={"eta": "eta"}),
     ),
     conventions=("l ∈ {−1, +1}, floating or integer, broadcast against f",),
@@ -495,7 +486,7 @@ HINGE_LOSS = Quantity(
         SymbolicClaim("calibration", "argmin_f η ℓ(f, +1) + (1 − η) ℓ(f, −1) = sign(2η − 1)", claim_hinge_calibration, SEED003),
         SymbolicClaim("toy_optimum", "seed 000 toy data: Σ hinge loss of f = x − b is minimised exactly on [0.75, 1]",
                       claim_toy_hinge, SEED000),
-        NumericalClaim("piecewise", "ℓ = 0 for l·f ≥ 1, 1 − l·f otherwise", _wrap_f(_check_hinge_zero),
+        NumericalClaim("piecewise", "ℓ = 0 for l·f ≥ 1, 1 − l·f otherwise", _check_hinge_zero,
                        "exact zero; one rounding of 1 − l·f"),
     ),
     conventions=("l ∈ {−1, +1}, floating or integer, broadcast against f", "gradients are not checked at the kink l·f = 1"),

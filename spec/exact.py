@@ -78,40 +78,40 @@ def claim_sigma_limit():
 
 
 # -- numerical claims ------------------------------------------------------------------
-def _check_sum_one(f, mu, sigma, labels):
+def _check_sum_one(impl, mu, sigma, labels):
     n = mu.shape[-1]
-    total = sum(f(labels=np.full(labels.shape, y, dtype=np.int64)) for y in range(n))
+    total = sum(impl(labels=np.full(labels.shape, y, dtype=np.int64)) for y in range(n))
     # each value carries ≤ ~16 eps of quadrature + rounding error (relative, values ≤ 1): 16·n·eps absolute.
     return [Comparison(total, np.ones_like(total), 16 * n * EPS64, "Σ_y exact_accuracy = 1")]
 
 
-def _check_sigma_limit(f, mu, sigma, labels):
+def _check_sigma_limit(impl, mu, sigma, labels):
     # claim-grid mu are distinct multiples of 2^-10: at sigma = 2^-40 every gap/sigma ≥ 2^30, so
     # Φ(−gap/sigma) < 1e-10^17 — the limit onehot(argmax mu) is exact in float64.
     expected = (np.argmax(mu, axis=-1) == labels).astype(float)
-    return [Comparison(f(sigma=2.0 ** -40), expected, 0.0, "sigma → 0: onehot(argmax mu)[label]")]
+    return [Comparison(impl(sigma=2.0 ** -40), expected, 0.0, "sigma → 0: onehot(argmax mu)[label]")]
 
 
-def _check_two_class(f, mu, sigma, labels):
+def _check_two_class(impl, mu, sigma, labels):
     other = 1 - labels
     a = (np.take_along_axis(mu, labels[..., None], -1) - np.take_along_axis(mu, other[..., None], -1))[..., 0] / sigma
     expected = np.vectorize(lambda t: 0.5 * math.erfc(-t / 2))(a)
     dens = np.exp(-a * a / 4) / (2 * math.sqrt(math.pi))
     # math.erfc is accurate to a few ulp; the input a carries 2 roundings, moving Φ(a/√2) by |a|·density·2·eps.
     tol = 16 * EPS64 * (expected + np.abs(a) * dens)
-    return [Comparison(f(), expected, tol, "n = 2: Φ((mu_y − mu_j)/(sigma·√2))")]
+    return [Comparison(impl(), expected, tol, "n = 2: Φ((mu_y − mu_j)/(sigma·√2))")]
 
 
 def _two_classes(mu, sigma, labels):
     return mu.shape[-1] == 2
 
 
-def _check_monte_carlo(f, mu, sigma, labels):
+def _check_monte_carlo(impl, mu, sigma, labels):
     """Statistical: the frequency of label = argmax(mu/sigma + ε) over M = 20000 standard normal draws
     lies within 6 standard errors of the value (false alarm ≤ 2e-9 per row, normal approximation with
     variance floor 1/M); draws are seeded from the input bytes, so the check is deterministic."""
     m = 20000
-    p = f()
+    p = impl()
     rng = np.random.default_rng(zlib.crc32(mu.tobytes()))
     eps = rng.standard_normal((m,) + mu.shape)
     freq = (np.argmax(mu / sigma + eps, axis=-1) == labels).mean(axis=0)

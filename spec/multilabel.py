@@ -405,15 +405,15 @@ def bce_numpy(s, labels):
     return np.where(labels == 1, np.logaddexp(0.0, -s), np.logaddexp(0.0, s)).sum(axis=-1)
 
 
-def _check_hard(f, scores, targets):
+def _check_hard(impl, scores, targets):
     n = scores.shape[-1]
     hard = np.round(targets)
     tol = 2 * _tol(n, _scale(scores))
-    return [Comparison(f(targets=hard), hard_numpy(scores, hard), tol,
+    return [Comparison(impl(targets=hard), hard_numpy(scores, hard), tol,
                        "zlpr at t ∈ {0,1} = log(1 + Σ_neg e^{s}) + log(1 + Σ_pos e^{−s})")]
 
 
-def _check_masked(f, scores, targets):
+def _check_masked(impl, scores, targets):
     n = scores.shape[-1]
     batch = scores.shape[:-1]
     pad_s = np.concatenate([np.full(batch + (1,), -1e7), np.full(batch + (1,), -np.inf)], axis=-1)
@@ -421,27 +421,27 @@ def _check_masked(f, scores, targets):
     t_ext = np.concatenate([targets, np.zeros(batch + (2,))], axis=-1)
     scale = _scale(scores)
     tol = 2 * _tol(n + 2, scale)
-    g_ext = f.grad("scores", scores=s_ext, targets=t_ext)
-    return [Comparison(f(scores=s_ext, targets=t_ext), f(), tol, "value with masked positions appended"),
-            Comparison(g_ext[..., :n], f.grad("scores"), tol[..., None],
+    g_ext = impl.grad("scores", scores=s_ext, targets=t_ext)
+    return [Comparison(impl(scores=s_ext, targets=t_ext), impl(), tol, "value with masked positions appended"),
+            Comparison(g_ext[..., :n], impl.grad("scores"), tol[..., None],
                        "∂/∂scores of the original positions with masked positions appended"),
             Comparison(g_ext[..., n:], np.zeros(batch + (2,)), 0.0, "∂/∂scores at the masked positions is 0")]
 
 
-def _check_hard_bce(f, scores, targets):
+def _check_hard_bce(impl, scores, targets):
     n = scores.shape[-1]
     hard = np.round(targets)
-    z, bce = f(targets=hard), bce_numpy(scores, hard)
+    z, bce = impl(targets=hard), bce_numpy(scores, hard)
     tol = _tol(n, _scale(scores)) + _tol(n, 1.0 + n * (np.abs(scores).max(axis=-1) + 1.0))
     equal = ((hard == 1).sum(axis=-1) <= 1) & ((hard == 0).sum(axis=-1) <= 1)
     return [Comparison(np.minimum(bce - z, 0.0), np.zeros_like(z), tol, "Σ BCE ≥ zlpr at hard labels"),
             Comparison(np.where(equal, z, bce), bce, tol, "Σ BCE = zlpr with ≤ 1 positive and ≤ 1 negative")]
 
 
-def _check_per_class(f, scores, targets):
+def _check_per_class(impl, scores, targets):
     n = scores.shape[-1]
-    z = f()
-    per = sum(f(scores=scores[..., i:i + 1], targets=targets[..., i:i + 1]) for i in range(n))
+    z = impl()
+    per = sum(impl(scores=scores[..., i:i + 1], targets=targets[..., i:i + 1]) for i in range(n))
     scale = _scale(scores)
     tol = _tol(n, scale) + n * _tol(1, scale)
     equal = ((targets > 0).sum(axis=-1) <= 1) & ((targets < 1).sum(axis=-1) <= 1)
@@ -462,10 +462,10 @@ def _opt_tol(s):
     return _tol(n, 1.0 + m) + 12.0 * n * np.exp(m) * EPS64
 
 
-def _check_optimum(f, scores, targets):
+def _check_optimum(impl, scores, targets):
     s = scores * OPT_SHRINK  # exact: a power of two
     t = 1.0 / (1.0 + np.exp(-2.0 * s))
-    g = f.grad("scores", scores=s, targets=t)
+    g = impl.grad("scores", scores=s, targets=t)
     return [Comparison(g, np.zeros_like(g), np.broadcast_to(_opt_tol(s), g.shape),
                        "∂zlpr/∂scores = 0 at targets = σ(2·scores), scores scaled by 2^-8")]
 
@@ -476,9 +476,9 @@ def closed_gradient_numpy(s, t):
     return -a / (1 + a.sum(axis=-1, keepdims=True)) + b / (1 + b.sum(axis=-1, keepdims=True))
 
 
-def _check_probability_optimum(f, scores):
+def _check_probability_optimum(impl, scores):
     s = scores * OPT_SHRINK
-    p = f(scores=s)
+    p = impl(scores=s)
     g = closed_gradient_numpy(s, p)
     # the NumPy closed form adds ~(n + 8) roundings of terms ≤ e^4: covered by _opt_tol's first term × e^4
     tol = _opt_tol(s) + _tol(s.shape[-1], np.exp(np.abs(s).max(axis=-1, keepdims=True)))
@@ -489,15 +489,15 @@ def _check_probability_optimum(f, scores):
 STRICT = 16.0  # |s| ≤ 16: min(σ(2s), 1 − σ(2s)) ≥ e^{−32}/(1 + e^{−32}) ≈ 1.3e-14 ≫ eps: p stays inside (0, 1)
 
 
-def _check_probability_range(f, scores):
-    p = f()
+def _check_probability_range(impl, scores):
+    p = impl()
     inside = np.where(np.abs(scores) <= STRICT, (p > 0) & (p < 1), True).astype(np.float64)
     return [Comparison(np.clip(p, 0.0, 1.0), p, 0.0, "0 ≤ p ≤ 1"),
             Comparison(inside, np.ones_like(p), 0.0, f"0 < p < 1 where |s| ≤ {STRICT:g}")]
 
 
-def _check_probability_symmetry(f, scores):
-    return [Comparison(f(scores=-scores) + f(), np.ones(scores.shape), 2 * _tol(1, 1.0), "p(−s) + p(s) = 1")]
+def _check_probability_symmetry(impl, scores):
+    return [Comparison(impl(scores=-scores) + impl(), np.ones(scores.shape), 2 * _tol(1, 1.0), "p(−s) + p(s) = 1")]
 
 
 _S = Arg("scores", "vector", doc="class scores (logits); masked positions hold −inf (or −1e7)")

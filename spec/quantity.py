@@ -121,9 +121,11 @@ class Comparison:
 class NumericalClaim:
     """A claim checked on every implementation under Hypothesis.
 
-    ``check(f, **args)`` receives the implementation as ``f`` (called with
-    keyword arguments holding float64 NumPy arrays / Python scalars, returning
-    float64 NumPy arrays) and the drawn arguments; it returns Comparisons,
+    ``check(impl=..., **args)`` receives the implementation as the keyword
+    ``impl`` (called with keyword arguments that override the drawn ones,
+    float64 NumPy arrays / Python scalars, returning float64 NumPy arrays;
+    ``impl.grad(wrt, **overrides)`` is the gradient of sum(output) w.r.t.
+    ``wrt``) and the drawn arguments by name; it returns Comparisons,
     each with its tolerance and the reason for it in ``tolerance``.
     ``extra`` names additional draws (see properties.strategies.EXTRA_KINDS)
     and ``precondition(**args)`` filters inputs outside the claim's scope.

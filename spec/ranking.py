@@ -211,44 +211,44 @@ def _tol_pairs(n):
     return 4.0 * (n * n + 8) * EPS64
 
 
-def _check_soft_limit(f, scores, labels, **_):
+def _check_soft_limit(impl, scores, labels, **_):
     n = scores.shape[-1]
     out = []
     for what, s in (("distinct scores", scores), ("tied scores floor(s/256)·256", tie(scores))):
         d = np.abs(s[..., :, None] - s[..., None, :])
         gaps = d[d > 0]
         t = float(1e-6 * (gaps.min() if gaps.size else 1.0))
-        out.append(Comparison(f(scores=s, tau=t), wmw_numpy(s, labels), _tol_pairs(n),
+        out.append(Comparison(impl(scores=s, tau=t), wmw_numpy(s, labels), _tol_pairs(n),
                               f"soft_auc(s, l, τ = {t:.3g}) = auc(s, l) with ties as ½, {what}"))
     return out
 
 
-def _check_complement(f, scores, labels, **kw):
+def _check_complement(impl, scores, labels, **kw):
     n = scores.shape[-1]
-    return [Comparison(f(scores=s, labels=1 - labels) + f(scores=s), np.ones(scores.shape[:-1]), 2 * _tol_pairs(n),
-                       f"f(s, 1 − l) + f(s, l) = 1, {what}")
+    return [Comparison(impl(scores=s, labels=1 - labels) + impl(scores=s), np.ones(scores.shape[:-1]), 2 * _tol_pairs(n),
+                       f"impl(s, 1 − l) + impl(s, l) = 1, {what}")
             for what, s in (("distinct scores", scores), ("tied scores floor(s/256)·256", tie(scores)))]
 
 
-def _check_range(f, scores, labels, **kw):
+def _check_range(impl, scores, labels, **kw):
     n = scores.shape[-1]
-    v = f()
+    v = impl()
     return [Comparison(np.clip(v, 0.0, 1.0), v, _tol_pairs(n), "0 ≤ value ≤ 1")]
 
 
-def _check_invariance(f, scores, labels):
+def _check_invariance(impl, scores, labels):
     out = []
     for what, s in (("distinct scores", scores), ("tied scores floor(s/256)·256", tie(scores))):
-        base = f(scores=s)
+        base = impl(scores=s)
         for name, (_, g) in MAPS.items():
-            out.append(Comparison(f(scores=g(s)), base, 0.0, f"auc(g(s), l) = auc(s, l), g(s) = {name}, {what}"))
+            out.append(Comparison(impl(scores=g(s)), base, 0.0, f"auc(g(s), l) = auc(s, l), g(s) = {name}, {what}"))
     return out
 
 
-def _check_ties(f, scores, labels):
+def _check_ties(impl, scores, labels):
     n = scores.shape[-1]
     s = tie(scores)
-    return [Comparison(f(scores=s), wmw_numpy(s, labels), _tol_pairs(n),
+    return [Comparison(impl(scores=s), wmw_numpy(s, labels), _tol_pairs(n),
                        "auc at tied scores floor(s/256)·256 = the Wilcoxon–Mann–Whitney mean with ties as ½")]
 
 

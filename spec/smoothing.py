@@ -289,30 +289,30 @@ def _max_and_gap(x):
     return s[..., -1], (s[..., -1] - s[..., -2]) if x.shape[-1] > 1 else np.full(x.shape[:-1], np.inf)
 
 
-def _check_lse_bounds(f, x, k):
+def _check_lse_bounds(impl, x, k):
     n = x.shape[-1]
-    v, m = f(x=x, k=k), x.max(axis=-1)
+    v, m = impl(x=x, k=k), x.max(axis=-1)
     scale = np.abs(x).max(axis=-1) + np.log(n) / k
     return [Comparison(np.minimum(v - m, 0), 0 * v, _tol(n, scale), "logsumexp − max ≥ 0"),
             Comparison(np.maximum(v - m - np.log(n) / k, 0), 0 * v, _tol(n, scale), "logsumexp ≤ max + log(n)/k")]
 
 
-def _check_lse_shift(f, x, k, shift):
+def _check_lse_shift(impl, x, k, shift):
     n = x.shape[-1]
     scale = np.abs(x).max(axis=-1) + abs(shift) + np.log(n) / k
-    return [Comparison(f(x=x + shift, k=k) - shift, f(x=x, k=k), 2 * _tol(n, scale), "logsumexp(x + c) − c = logsumexp(x)")]
+    return [Comparison(impl(x=x + shift, k=k) - shift, impl(x=x, k=k), 2 * _tol(n, scale), "logsumexp(x + c) − c = logsumexp(x)")]
 
 
-def _check_softmax_sum(f, x, k):
+def _check_softmax_sum(impl, x, k):
     n = x.shape[-1]
-    return [Comparison(f(x=x, k=k).sum(axis=-1), np.ones(x.shape[:-1]), _tol(n, 1.0), "Σ softmax = 1")]
+    return [Comparison(impl(x=x, k=k).sum(axis=-1), np.ones(x.shape[:-1]), _tol(n, 1.0), "Σ softmax = 1")]
 
 
-def _check_softmax_shift(f, x, k, shift):
+def _check_softmax_shift(impl, x, k, shift):
     n = x.shape[-1]
     # softmax is relatively conditioned by k·|x|: a shift changes the rounding of x − max by ≤ eps·|x|
     scale = 1.0 + k * (np.abs(x).max(axis=-1, keepdims=True) + abs(shift))
-    return [Comparison(f(x=x + shift, k=k), f(x=x, k=k), 2 * _tol(n, scale), "softmax(x + c) = softmax(x)")]
+    return [Comparison(impl(x=x + shift, k=k), impl(x=x, k=k), 2 * _tol(n, scale), "softmax(x + c) = softmax(x)")]
 
 
 def _sharp_k(x):
@@ -320,33 +320,33 @@ def _sharp_k(x):
     return float(60.0 / np.min(gap))  # k·gap ≥ 60: the limit is reached up to (n−1)e^{−60} ≈ 1e-26·n
 
 
-def _check_softmax_limit(f, x, **_):
+def _check_softmax_limit(impl, x, **_):
     n = x.shape[-1]
     k = _sharp_k(x)
     onehot = (x == x.max(axis=-1, keepdims=True)).astype(float)
-    return [Comparison(f(x=x, k=k), onehot, (n - 1) * np.exp(-60.0) + _tol(n, 1.0), f"softmax(x, k={k:.3g}) ≈ onehot(argmax x)")]
+    return [Comparison(impl(x=x, k=k), onehot, (n - 1) * np.exp(-60.0) + _tol(n, 1.0), f"softmax(x, k={k:.3g}) ≈ onehot(argmax x)")]
 
 
-def _check_soft_argmax_limit(f, x, **_):
+def _check_soft_argmax_limit(impl, x, **_):
     n = x.shape[-1]
     k = _sharp_k(x)
-    return [Comparison(f(x=x, k=k), x.argmax(axis=-1).astype(float), (n - 1) ** 2 * np.exp(-60.0) + _tol(n, n),
+    return [Comparison(impl(x=x, k=k), x.argmax(axis=-1).astype(float), (n - 1) ** 2 * np.exp(-60.0) + _tol(n, n),
                        f"soft_argmax(x, k={k:.3g}) ≈ argmax x")]
 
 
-def _check_soft_argmax_range(f, x, k):
+def _check_soft_argmax_range(impl, x, k):
     n = x.shape[-1]
-    v = f(x=x, k=k)
+    v = impl(x=x, k=k)
     return [Comparison(np.clip(v, 0, n - 1), v, _tol(n, n), "0 ≤ soft_argmax ≤ n − 1")]
 
 
-def _check_topk_sum(f, x, topk, k):
+def _check_topk_sum(impl, x, topk, k):
     n = x.shape[-1]
-    return [Comparison(f(x=x, topk=topk, k=k).sum(axis=-1), np.full(x.shape[:-1], float(topk)),
+    return [Comparison(impl(x=x, topk=topk, k=k).sum(axis=-1), np.full(x.shape[:-1], float(topk)),
                        topk * _tol(n, 1.0 * n), "Σ soft_topk = topk")]
 
 
-def _check_topk_limit(f, x, topk, **_):
+def _check_topk_limit(impl, x, topk, **_):
     s = np.sort(x, axis=-1)
     gap = np.min(np.diff(s, axis=-1))
     span = float(np.max(s[..., -1] - s[..., 0]))
@@ -355,7 +355,7 @@ def _check_topk_limit(f, x, topk, **_):
     k = 200.0 / gap
     cutoff = np.sort(x, axis=-1)[..., -topk][..., None]
     want = (x >= cutoff).astype(float)
-    return [Comparison(f(x=x, topk=topk, k=k), want, 1e-9 * (1 + span),
+    return [Comparison(impl(x=x, topk=topk, k=k), want, 1e-9 * (1 + span),
                        f"soft_topk(x, topk, k={k:.3g}) ≈ top-k indicator")]
 
 
