@@ -94,7 +94,9 @@ def _log1p_weighted_sum(a, w):
     so that ``a_i - a_p`` is rounded once relative to itself and not to
     ``|a_p|`` (``a_p + log w_p`` loses ``log w_p`` entirely for huge
     ``|a_p|``); otherwise (``m = 0``, the ``0`` is the largest element)
-    ``z_i = a_i + log w_i``. Value ``m + log1p(s')`` with ``m = b_p`` (or 0)
+    ``z_i = a_i + log w_i``. Each ``e^{z_i}`` is multiplied by the constant
+    ``r_i / r_p``, ``r = w / exp(log w)``, which undoes the rounding of ``log w``
+    (else a relative error of ``|log w|·eps``, 610 eps at ``w = 1e-265``). Value ``m + log1p(s')`` with ``m = b_p`` (or 0)
     and ``s' = e^{-m} + sum_i e^{z_i} - 1``, the ``1`` of the largest
     element removed exactly (``e^{z_p} - 1`` termwise, keeping the pivot's
     derivative). Stopping the gradient of the shift is exact for the
@@ -126,8 +128,14 @@ def _log1p_weighted_sum(a, w):
     big_e = jnp.where(ok, jnp.exp(jnp.where(ok, big, 0.0)), 0.0)
     half_gap = jnp.where(valid, av, 0.0) * 0.5 - a_p * 0.5
     z = jnp.where(valid, 2 * half_gap + (lw - lw_p), -jnp.inf)
-    e = jnp.exp(z)  # the pivot's e is exactly exp(0) = 1
-    contrib = jnp.where(pos, e - is_p.astype(dtype), w * big_e)
+    # log w_i is rounded with an absolute error up to |log w_i|·eps/2, which exp(z) turns into a
+    # relative one (610·eps at w = 1e-265): r = w / exp(log w) = e^{-that error} (to eps) puts it
+    # back, as a constant (its derivative is 0). The pivot's ratio r/r_p is exactly 1. Weights
+    # below the smallest normal number keep r = 1 (exp(log w) is not accurate there).
+    r = sg(jnp.where(valid_a & (w >= jnp.finfo(dtype).tiny), w / jnp.exp(lw), 1.0))
+    r_p = jnp.where(has_pivot, jnp.take_along_axis(r, idx, axis=-1), 1.0)
+    e = jnp.exp(z) * (r / r_p)  # the pivot's e is exactly exp(0)·1 = 1
+    contrib = jnp.where(pos, e - is_p.astype(dtype), w * (big_e / r_p))
     # an entry with a zero value and a zero derivative (e = 0, or w = 0 with E = 0:
     # every masked position) is left out of the sum, which is then bit for bit
     # the sum without it

@@ -294,7 +294,8 @@ def soft_topk(x, topk, k=1.0):
             0-d array). Validated only when concrete (not under a trace).
 
     Returns:
-        Array of the shape and dtype of ``x``.
+        Array of the shape and dtype of ``x``, computed in float64 when
+        ``jax_enable_x64`` is on (see the derivative note).
 
     Masking: not supported (finite inputs only; not checked).
 
@@ -333,6 +334,14 @@ def soft_topk(x, topk, k=1.0):
     """
     x, xc = _check_x(x)
     topk = _check_topk(topk, xc.shape[-1])
+    # Computed in float64 whatever the input dtype (when jax_enable_x64 is
+    # on): the derivative grows like (k span(x))^topk and leaves float32's
+    # range already at k span(x) ~ 1e13 for topk = 3, where an overflowing
+    # cotangent meeting a zero factor gives inf * 0 = NaN (x = [0, 0,
+    # -9.4e20, 0], topk = 3 in float32). In float64 it stays finite for
+    # every float32 input up to topk = 4, and the true derivative rounds to
+    # +-inf on the way back to float32.
+    xc = xc.astype(jax.dtypes.canonicalize_dtype(jnp.float64))
     k = _check_k(k, xc.dtype)
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from

@@ -88,7 +88,9 @@ def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     so that ``a_i - a_p`` is rounded once relative to itself and not to
     ``|a_p|`` (``a_p + log w_p`` loses ``log w_p`` entirely for huge
     ``|a_p|``); otherwise (``m = 0``, the ``0`` is the largest element)
-    ``z_i = a_i + log w_i``. Value ``m + log1p(s')`` with ``m = b_p`` (or 0)
+    ``z_i = a_i + log w_i``. Each ``e^{z_i}`` is multiplied by the constant
+    ``r_i / r_p``, ``r = w / exp(log w)``, which undoes the rounding of ``log w``
+    (else a relative error of ``|log w|·eps``, 610 eps at ``w = 1e-265``). Value ``m + log1p(s')`` with ``m = b_p`` (or 0)
     and ``s' = e^{-m} + sum_i e^{z_i} - 1``, the ``1`` of the largest
     element removed exactly (``e^{z_p} - 1`` termwise, keeping the pivot's
     derivative). Detaching the shift is exact for the derivatives. Terms
@@ -122,8 +124,15 @@ def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         big_e = torch.where(ok, torch.exp(torch.where(ok, big, torch.zeros_like(big))), torch.zeros_like(big))
     half_gap = torch.where(valid, av, torch.zeros_like(av)) * 0.5 - a_p * 0.5
     z = torch.where(valid, 2 * half_gap + (lw - lw_p), -math.inf)
-    e = torch.exp(z)  # the pivot's e is exactly exp(0) = 1
-    contrib = torch.where(pos, e - is_p.to(dtype), w * big_e)
+    # log w_i is rounded with an absolute error up to |log w_i|·eps/2, which exp(z) turns into a
+    # relative one (610·eps at w = 1e-265): r = w / exp(log w) = e^{-that error} (to eps) puts it
+    # back, as a constant (its derivative is 0). The pivot's ratio r/r_p is exactly 1. Weights
+    # below the smallest normal number keep r = 1 (exp(log w) is not accurate there).
+    with torch.no_grad():
+        r = torch.where(valid_a & (w >= torch.finfo(dtype).tiny), w / torch.exp(lw), torch.ones_like(w))
+        r_p = torch.where(has_pivot, r.gather(-1, idx), torch.ones_like(bmax))
+    e = torch.exp(z) * (r / r_p)  # the pivot's e is exactly exp(0)·1 = 1
+    contrib = torch.where(pos, e - is_p.to(dtype), w * (big_e / r_p))
     # an entry with a zero value and a zero derivative (e = 0, or w = 0 with E = 0:
     # every masked position) is left out of the sum, which is then bit for bit
     # the sum without it

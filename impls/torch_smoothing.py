@@ -292,7 +292,8 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
             0-d tensor; a non-CPU 0-d tensor is not validated).
 
     Returns:
-        Tensor of the shape and dtype of ``x``.
+        Tensor of the shape and dtype of ``x``, computed in float64 (float32
+        on devices without float64): see the gradient note.
 
     Masking: not supported (finite inputs only; not checked, to avoid a
     device synchronisation).
@@ -329,8 +330,16 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
             last axis; ``topk`` not an int in ``1..n``; ``k`` not > 0 and
             finite.
     """
-    dtype = _check_x(x)
+    _check_x(x)
     topk = _check_topk(topk, x.shape[-1])
+    # Computed in float64 whatever the input dtype (where the device has it):
+    # the derivative grows like (k span(x))^topk and leaves float32's range
+    # already at k span(x) ~ 1e13 for topk = 3, where an overflowing adjoint
+    # meeting a zero factor gives inf * 0 = NaN (x = [0, 0, -9.4e20, 0],
+    # topk = 3 in float32). In float64 it stays finite for every float32
+    # input up to topk = 4, and the true derivative rounds to +-inf on the
+    # way back to float32.
+    dtype = torch.float64 if x.device.type != "mps" else torch.float32
     k = _check_k(k, x, dtype)
     xc = x.to(dtype)
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.

@@ -5,8 +5,10 @@ Each (quantity, n, structure) definition is differentiated with ``sympy.diff``
 (holding stop-gradient symbols constant) and lambdified to mpmath once; the
 compiled functions are then evaluated row by row at ``DPS`` significant
 digits *beyond the decimal span of the row's inputs* (x = [1, −2.6e60] needs
-61 digits before x − min(x) keeps the 1), so every reference value carries
-at least DPS correct digits whatever the magnitudes.  Masked entries (-inf) are passed to mpmath as -inf, where
+61 digits before x − min(x) keeps the 1), plus the digits a cancellation
+inside the definition costs, measured per row by a second evaluation with
+more digits (:meth:`Reference.dps`), so every reference value and Jacobian
+carries at least DPS − 10 correct digits whatever the magnitudes.  Masked entries (-inf) are passed to mpmath as -inf, where
 exp(-inf) = 0; an all-masked row takes the quantity's ``Masking.empty`` value
 with a zero gradient.
 
@@ -320,6 +322,9 @@ def _memoised(method):
 
 
 _CACHE_SIZE = 4096
+_DPS_CACHE: dict = {}
+_VERIFY = 30  # extra digits of the evaluation that checks a row's working precision
+_FLOOR = mpmath.mpf("1e-340")  # below every float64: differences there are invisible
 
 
 class Reference:
@@ -391,11 +396,47 @@ class Reference:
 
     # -- per row --------------------------------------------------------------
     def dps(self, row) -> int:
-        """Working digits for ``row``: DPS plus the decimal span of its finite nonzero inputs."""
+        """Working digits for ``row``: DPS plus the decimal span of its finite
+        nonzero inputs, plus the digits a cancellation inside the definition
+        costs.  The latter is measured, not guessed: the row's values and
+        Jacobian are evaluated once more with ``_VERIFY`` more digits, and
+        where the two disagree beyond 10^-(DPS-10) (relative; absolute below
+        1e-340, where float64 holds nothing) the digits lost are added and the
+        check repeats (CE = log(1 + e^-115) at logits [61, -54] keeps only
+        ~14 of 64 digits: log of 1 + 1e-50).  Definitions with integral steps
+        (``span_digits=False``) are computed to their quadrature's fixed
+        accuracy instead (see :func:`_integral_step`)."""
+        key = _key(self.q.name, row)
+        if key in _DPS_CACHE:
+            return _DPS_CACHE[key]
         vals = [abs(float(v)) for a in self.q.args if not a.structural
                 for v in np.ravel(np.asarray(row[a.name], dtype=np.float64))]
         logs = [math.log10(v) for v in vals if v and math.isfinite(v)]
-        return DPS + (int(max(logs) - min(logs)) + 1 if logs and self.q.span_digits else 0)
+        dps = DPS + (int(max(logs) - min(logs)) + 1 if logs and self.q.span_digits else 0)
+        if self.q.span_digits and not self._empty(row):  # integral steps have a fixed accuracy: not re-checked
+            c = self._compiled(row)
+            for _ in range(3):
+                lost = self._digits_lost(c, row, dps)
+                if lost <= 10:
+                    break
+                dps += lost + 10
+        if len(_DPS_CACHE) > _CACHE_SIZE:
+            _DPS_CACHE.pop(next(iter(_DPS_CACHE)))
+        _DPS_CACHE[key] = dps
+        return dps
+
+    def _digits_lost(self, c, row, dps) -> int:
+        """DPS minus the correct digits of the row's values and Jacobian at ``dps`` digits."""
+        got = []
+        for d in (dps, dps + _VERIFY):
+            with mpmath.workdps(d):
+                vals, jac = c.run(self._flat(c, row), with_steps=False)[:2]
+                got.append(list(vals) + [v for r in jac for v in r])
+        with mpmath.workdps(dps + _VERIFY):
+            worst = mpmath.mpf(0)
+            for a, b in zip(*got):
+                worst = max(worst, abs(a - b) / max(abs(b), _FLOOR))
+            return 0 if worst == 0 else max(0, DPS + int(mpmath.ceil(mpmath.log10(worst))))
 
     def row_value(self, row):
         """(outputs, jacobian, step scale) of one row, as mpf (see Compiled.run)."""
