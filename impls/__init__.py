@@ -2,6 +2,8 @@
 ``torch_<family>.py`` and ``jax_<family>.py``, each exporting the catalogue
 names in ``__all__``.  Modules are discovered, never listed, and imported
 lazily so that a torch-only environment never imports jax (and vice versa).
+Argument checks shared within one framework live in ``_torch_checks.py`` and
+``_jax_checks.py``; the leading underscore keeps them out of the discovery.
 """
 
 from __future__ import annotations

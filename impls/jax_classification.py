@@ -56,74 +56,25 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._jax_checks import class_labels, compute_dtype, floating, is_array, is_concrete, unit_interval
+
 __all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
 
 
 # -- validation ----------------------------------------------------------------------------------
 
-def _concrete(x) -> bool:
-    return not isinstance(x, jax.core.Tracer)
-
-
-def _compute_dtype(dtype):
-    return jnp.float32 if dtype in (jnp.float16, jnp.bfloat16) else dtype
-
-
-def _is_array(x) -> bool:
-    return isinstance(x, (jax.Array, np.ndarray, np.generic))
-
-
-def _check_float(x, name: str, min_ndim: int = 0):
-    """Validate a floating array argument; return ``(x as jax array, compute dtype)``."""
-    if not _is_array(x):
-        raise ValueError(f"{name} must be a jax or numpy array, got {type(x).__name__}")
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        raise ValueError(f"{name} must be a floating-point array, got dtype {x.dtype}")
-    if x.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (the class axis is the last one)")
-    if min_ndim and x.shape[-1] == 0:
-        raise ValueError(f"{name} must have a non-empty last (class) axis")
-    x = jnp.asarray(x)
-    return x, _compute_dtype(x.dtype)
-
-
-def _check_unit_interval(x, name: str) -> None:
-    """Entries in [0, 1] (NaN rejected); concrete arrays only (skipped under a trace)."""
-    if _concrete(x) and x.size:
-        v = np.asarray(x, dtype=np.float64)
-        if not np.all((v >= 0) & (v <= 1)):
-            raise ValueError(f"{name} must have entries in [0, 1]")
-
-
-def _check_labels(labels, logits, name: str):
-    """Integer class labels of shape ``logits.shape[:-1]`` with values in 0..n-1."""
-    if not _is_array(labels):
-        raise ValueError(f"{name} must be a jax or numpy array of integer class labels, got {type(labels).__name__}")
-    if not jnp.issubdtype(labels.dtype, jnp.integer):
-        raise ValueError(f"{name} must hold integer class labels, got dtype {labels.dtype}")
-    if labels.shape != logits.shape[:-1]:
-        raise ValueError(f"{name} must have shape {tuple(logits.shape[:-1])} (logits.shape[:-1]), "
-                         f"got {tuple(labels.shape)}")
-    n = logits.shape[-1]
-    if _concrete(labels) and labels.size:
-        v = np.asarray(labels)
-        if not np.all((v >= 0) & (v < n)):
-            raise ValueError(f"{name} must hold class labels in 0..{n - 1}")
-    return jnp.asarray(labels)
-
-
 def _check_sign_labels(l, f):
     """``l`` in {-1, +1}: a floating or integer array (or Python number) broadcastable with ``f``."""
-    if isinstance(l, bool) or not (_is_array(l) or isinstance(l, numbers.Real)):
+    if isinstance(l, bool) or not (is_array(l) or isinstance(l, numbers.Real)):
         raise ValueError(f"l must be an array of labels in {{-1, +1}}, got {type(l).__name__}")
-    l = l if _is_array(l) else np.asarray(l)
+    l = l if is_array(l) else np.asarray(l)
     if not (jnp.issubdtype(l.dtype, jnp.floating) or jnp.issubdtype(l.dtype, jnp.integer)):
         raise ValueError(f"l must be a floating or integer array with values in {{-1, +1}}, got dtype {l.dtype}")
     try:
         np.broadcast_shapes(tuple(f.shape), tuple(l.shape))
     except ValueError:
         raise ValueError(f"l must be broadcastable with f: shapes {tuple(l.shape)} and {tuple(f.shape)}") from None
-    if _concrete(l) and np.size(l):
+    if is_concrete(l) and np.size(l):
         v = np.asarray(l)
         if not np.all((v == 1) | (v == -1)):
             raise ValueError("l must have values in {-1, +1}")
@@ -207,18 +158,17 @@ def cross_entropy(logits, target):
             range, or probabilities outside ``[0, 1]``. Value checks of
             ``target`` are skipped for tracers (under ``jax.jit``).
     """
-    logits, dtype = _check_float(logits, "logits", min_ndim=1)
+    logits, x = floating(logits, "logits", axis="class")
     n = logits.shape[-1]
-    x = logits.astype(dtype)
-    if _is_array(target) and jnp.issubdtype(target.dtype, jnp.floating):
+    if is_array(target) and jnp.issubdtype(target.dtype, jnp.floating):
         if target.shape != logits.shape:
             raise ValueError(f"target (probabilities) must have the shape of logits {tuple(logits.shape)}, "
                              f"got {tuple(target.shape)}")
-        _check_unit_interval(target, "target")
-        t = jnp.asarray(target).astype(dtype)
+        unit_interval(target, "target")
+        t = jnp.asarray(target).astype(x.dtype)
     else:
-        labels = _check_labels(target, logits, "target")
-        t = (labels[..., None] == jnp.arange(n)).astype(dtype)
+        labels = class_labels(target, "target", logits, "logits")
+        t = (labels[..., None] == jnp.arange(n)).astype(x.dtype)
     c, is_p, e, s1 = _pivot_exponentials(x)
     masked = (t == 0) & (x == -jnp.inf)
     skip = masked | is_p  # the pivot's term t_p (x_p - x_p) is identically 0
@@ -255,9 +205,8 @@ def entropy(p):
             axis, or (concrete arrays only; skipped for tracers under
             ``jax.jit``) with entries outside ``[0, 1]``.
     """
-    p, dtype = _check_float(p, "p", min_ndim=1)
-    _check_unit_interval(p, "p")
-    pc = p.astype(dtype)
+    p, pc = floating(p, "p", axis="class")
+    unit_interval(p, "p")
     pos = pc > 0
     terms = jnp.where(pos, pc * jnp.log(jnp.where(pos, pc, 1.0)), 0.0)
     return (-jnp.sum(terms, axis=-1)).astype(p.dtype)
@@ -307,14 +256,14 @@ def kl_divergence(p, q):
             entries outside ``[0, 1]`` (concrete arrays only; skipped for
             tracers under ``jax.jit``).
     """
-    p, _ = _check_float(p, "p", min_ndim=1)
-    q, _ = _check_float(q, "q")
+    p, _ = floating(p, "p", axis="class")
+    q, _ = floating(q, "q")
     if q.shape != p.shape:
         raise ValueError(f"q must have the same shape as p {tuple(p.shape)}, got {tuple(q.shape)}")
-    _check_unit_interval(p, "p")
-    _check_unit_interval(q, "q")
+    unit_interval(p, "p")
+    unit_interval(q, "q")
     out_dtype = jnp.promote_types(p.dtype, q.dtype)
-    dtype = _compute_dtype(out_dtype)
+    dtype = compute_dtype(out_dtype)
     pc, qc = p.astype(dtype), q.astype(dtype)
     pos = pc > 0
     sg = jax.lax.stop_gradient
@@ -365,9 +314,8 @@ def soft_accuracy(logits, labels):
             (concrete arrays only; skipped for tracers under ``jax.jit``)
             out of range.
     """
-    logits, dtype = _check_float(logits, "logits", min_ndim=1)
-    y = _check_labels(labels, logits, "labels")
-    x = logits.astype(dtype)
+    logits, x = floating(logits, "logits", axis="class")
+    y = class_labels(labels, "labels", logits, "logits")
     _, _, e, s1 = _pivot_exponentials(x)
     num = jnp.take_along_axis(e, y[..., None], axis=-1)[..., 0]
     return (num / (1 + s1)).astype(logits.dtype)
@@ -404,9 +352,8 @@ def logistic_loss(f, l):
             broadcastable with ``f``, or (concrete only) with a value other
             than -1 and +1.
     """
-    f, dtype = _check_float(f, "f")
+    f, fc = floating(f, "f")
     l = _check_sign_labels(l, f)
-    fc = f.astype(dtype)
     z = jnp.where(l > 0, -fc, fc)
     positive = z > 0
     out = jnp.where(positive, z, 0.0) + jnp.log1p(jnp.exp(jnp.where(positive, -z, z)))
@@ -440,8 +387,7 @@ def hinge_loss(f, l):
             broadcastable with ``f``, or (concrete only) with a value other
             than -1 and +1.
     """
-    f, dtype = _check_float(f, "f")
+    f, fc = floating(f, "f")
     l = _check_sign_labels(l, f)
-    fc = f.astype(dtype)
     margin = jnp.where(l > 0, 1 - fc, 1 + fc)
     return jnp.where(margin > 0, margin, 0.0).astype(f.dtype)

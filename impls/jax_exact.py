@@ -21,12 +21,13 @@ number (2.2e-308 in float64) come out as 0.
 from __future__ import annotations
 
 import math
-import numbers
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.scipy.special import erfc
+
+from ._jax_checks import class_labels, floating, is_array, is_concrete, positive_scalar
 
 __all__ = ["exact_accuracy"]
 
@@ -81,45 +82,9 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2 * math.pi)
 _INV_SQRT2 = 1.0 / math.sqrt(2)
 
 
-def _is_concrete(x) -> bool:
-    return not isinstance(x, jax.core.Tracer)
-
-
-def _check_mu(mu):
-    """Validate ``mu``; return it as a jax array and its copy in the compute dtype."""
-    if not isinstance(mu, (jax.Array, np.ndarray)):
-        raise ValueError(f"mu must be a jax or numpy array, got {type(mu).__name__}")
-    if not jnp.issubdtype(mu.dtype, jnp.floating):
-        raise ValueError(f"mu must be a floating-point array, got dtype {mu.dtype}")
-    if mu.ndim == 0:
-        raise ValueError("mu must have at least one dimension (the class axis is the last one)")
-    if mu.shape[-1] == 0:
-        raise ValueError("mu must have a non-empty last (class) axis")
-    mu = jnp.asarray(mu)
-    if mu.dtype in (jnp.float16, jnp.bfloat16):
-        return mu, mu.astype(jnp.float32)
-    return mu, mu
-
-
-def _check_labels(labels, batch: tuple, n: int):
-    """Validate ``labels`` (the range only when concrete); return a jax int array."""
-    if not isinstance(labels, (jax.Array, np.ndarray)):
-        raise ValueError(f"labels must be a jax or numpy array, got {type(labels).__name__}")
-    if not jnp.issubdtype(labels.dtype, jnp.integer):
-        raise ValueError(f"labels must be an integer array, got dtype {labels.dtype}")
-    if tuple(labels.shape) != tuple(batch):
-        raise ValueError(f"labels must have shape mu.shape[:-1] = {tuple(batch)}, got {tuple(labels.shape)}")
-    if _is_concrete(labels) and labels.size > 0:
-        values = np.asarray(labels)
-        lo, hi = int(values.min()), int(values.max())
-        if lo < 0 or hi >= n:
-            raise ValueError(f"labels must lie in 0..{n - 1} (n = mu.shape[-1]), got values in {lo}..{hi}")
-    return jnp.asarray(labels)
-
-
 def _check_sigma(sigma, batch: tuple, dtype):
     """Validate ``sigma`` (its values only when concrete); return an array of ``dtype``."""
-    if isinstance(sigma, (jax.Array, np.ndarray, np.generic)):
+    if is_array(sigma):
         if not (jnp.issubdtype(sigma.dtype, jnp.floating) or jnp.issubdtype(sigma.dtype, jnp.integer)):
             raise ValueError(f"sigma must be real, got dtype {sigma.dtype}")
         try:
@@ -131,17 +96,12 @@ def _check_sigma(sigma, batch: tuple, dtype):
                 f"sigma must broadcast against the batch shape mu.shape[:-1] = {tuple(batch)}, "
                 f"got shape {np.shape(sigma)}"
             )
-        if _is_concrete(sigma) and np.size(sigma) > 0:
+        if is_concrete(sigma) and np.size(sigma) > 0:
             values = np.asarray(sigma, dtype=np.float64)
             if not bool(np.all(np.isfinite(values) & (values > 0))):
                 raise ValueError(f"sigma must be > 0 and finite, got min {values.min()}, max {values.max()}")
         return jnp.asarray(sigma, dtype=dtype)
-    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real):
-        raise ValueError(f"sigma must be a real number or an array, got {type(sigma).__name__}")
-    value = float(sigma)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"sigma must be > 0 and finite, got {sigma!r}")
-    return jnp.asarray(value, dtype=dtype)
+    return positive_scalar(sigma, "sigma", dtype)
 
 
 _SERIES_TERMS = 12  # terms of the asymptotic series of Phi in the far lower tail
@@ -430,9 +390,9 @@ def exact_accuracy(mu, sigma, labels):
             array of shape ``mu.shape[:-1]`` or (when concrete) outside
             ``0..n-1``.
     """
-    mu, muc = _check_mu(mu)
+    mu, muc = floating(mu, "mu", axis="class")
     batch, n = muc.shape[:-1], muc.shape[-1]
-    labels = _check_labels(labels, batch, n)
+    labels = class_labels(labels, "labels", mu, "mu")
     sigma = _check_sigma(sigma, batch, muc.dtype)
     if n == 1:
         first = muc[..., 0]

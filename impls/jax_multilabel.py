@@ -41,22 +41,10 @@ import math
 
 import jax
 import jax.numpy as jnp
-import numpy as np
+
+from ._jax_checks import floating, is_array, unit_interval
 
 __all__ = ["zlpr", "zlpr_probability"]
-
-
-def _check_float(x, name: str, min_ndim: int = 0):
-    if not isinstance(x, (jax.Array, np.ndarray, np.generic)):
-        raise ValueError(f"{name} must be a jax or numpy array, got {type(x).__name__}")
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        raise ValueError(f"{name} must be a floating-point array, got dtype {x.dtype}")
-    if x.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (the label axis is the last one)")
-    if min_ndim and x.shape[-1] == 0:
-        raise ValueError(f"{name} must have a non-empty last (label) axis")
-    x = jnp.asarray(x)
-    return x, (jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else x.dtype)
 
 
 def _sum_kept(x, keep):
@@ -204,18 +192,14 @@ def zlpr(scores, targets):
             last axis; ``targets`` not a floating array, of another shape,
             or (concrete only) with entries outside ``[0, 1]``.
     """
-    scores, dtype = _check_float(scores, "scores", min_ndim=1)
-    if not isinstance(targets, (jax.Array, np.ndarray, np.generic)) or not jnp.issubdtype(targets.dtype, jnp.floating):
+    scores, s = floating(scores, "scores", axis="label")
+    if not is_array(targets) or not jnp.issubdtype(targets.dtype, jnp.floating):
         raise ValueError("targets must be a floating-point array with entries in [0, 1], got "
                          + (f"dtype {targets.dtype}" if hasattr(targets, "dtype") else type(targets).__name__))
     if targets.shape != scores.shape:
         raise ValueError(f"targets must have the shape of scores {tuple(scores.shape)}, got {tuple(targets.shape)}")
-    if not isinstance(targets, jax.core.Tracer) and targets.size:
-        v = np.asarray(targets, dtype=np.float64)
-        if not np.all((v >= 0) & (v <= 1)):
-            raise ValueError("targets must have entries in [0, 1]")
-    s = scores.astype(dtype)
-    t = jnp.asarray(targets).astype(dtype)
+    unit_interval(targets, "targets")
+    t = jnp.asarray(targets).astype(s.dtype)
     out = _log1p_weighted_sum(s, 1 - t) + _log1p_weighted_sum(-s, t)
     return out.astype(scores.dtype)
 
@@ -246,8 +230,7 @@ def zlpr_probability(scores):
     Raises:
         ValueError: ``scores`` not a floating array.
     """
-    scores, dtype = _check_float(scores, "scores")
-    s = scores.astype(dtype)
+    scores, s = floating(scores, "scores")
     nonneg = s >= 0
     e_pos = jnp.exp(-2 * jnp.where(nonneg, s, 0.0))
     e_neg = jnp.exp(2 * jnp.where(nonneg, 0.0, s))

@@ -25,31 +25,14 @@ Conventions shared by both functions:
 from __future__ import annotations
 
 import math
-import numbers
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._jax_checks import floating, is_concrete, positive_scalar
+
 __all__ = ["auc", "soft_auc"]
-
-
-def _is_concrete(x) -> bool:
-    return not isinstance(x, jax.core.Tracer)
-
-
-def _check_scores(scores):
-    """Validate ``scores``; return it as a jax array and its copy in the compute dtype."""
-    if not isinstance(scores, (jax.Array, np.ndarray)):
-        raise ValueError(f"scores must be a jax or numpy array, got {type(scores).__name__}")
-    if not jnp.issubdtype(scores.dtype, jnp.floating):
-        raise ValueError(f"scores must be a floating-point array, got dtype {scores.dtype}")
-    if scores.ndim == 0:
-        raise ValueError("scores must have at least one dimension (the element axis is the last one)")
-    scores = jnp.asarray(scores)
-    if scores.dtype in (jnp.float16, jnp.bfloat16):
-        return scores, scores.astype(jnp.float32)
-    return scores, scores
 
 
 def _check_labels(labels, shape: tuple):
@@ -63,7 +46,7 @@ def _check_labels(labels, shape: tuple):
         raise ValueError(f"labels must have the shape of scores {tuple(shape)}, got {tuple(labels.shape)}")
     if math.prod(shape[:-1]) > 0 and shape[-1] < 2:
         raise ValueError("labels: every row (last axis) needs at least one positive and one negative")
-    if _is_concrete(labels) and labels.size > 0:
+    if is_concrete(labels) and labels.size > 0:
         values = np.asarray(labels)
         if values.dtype != np.bool_ and not bool(np.all((values == 0) | (values == 1))):
             raise ValueError("labels must be 0 or 1 (or bool)")
@@ -72,23 +55,6 @@ def _check_labels(labels, shape: tuple):
             raise ValueError("labels: every row (last axis) needs at least one positive and one negative")
     labels = jnp.asarray(labels)
     return labels if labels.dtype == jnp.bool_ else labels == 1
-
-
-def _check_tau(tau, dtype):
-    """Validate ``tau`` when its value is concrete; return it as a 0-d array of ``dtype``."""
-    if isinstance(tau, bool) or not isinstance(tau, (numbers.Real, np.ndarray, np.generic, jax.Array)):
-        raise ValueError(f"tau must be > 0 and a real number, got {type(tau).__name__}")
-    if np.ndim(tau) != 0:
-        raise ValueError(f"tau must be a scalar, got shape {np.shape(tau)}")
-    if isinstance(tau, (np.ndarray, np.generic, jax.Array)) and not (
-        jnp.issubdtype(tau.dtype, jnp.floating) or jnp.issubdtype(tau.dtype, jnp.integer)
-    ):
-        raise ValueError(f"tau must be > 0 and a real number, got dtype {tau.dtype}")
-    if _is_concrete(tau):
-        value = float(tau)
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"tau must be > 0 and finite, got {value!r}")
-    return jnp.asarray(tau, dtype=dtype)
 
 
 def auc(scores, labels):
@@ -137,7 +103,7 @@ def auc(scores, labels):
             or (when concrete) not in {0, 1} or with a row lacking a
             positive or a negative.
     """
-    scores, _ = _check_scores(scores)
+    scores, _ = floating(scores, "scores", axis="element", nonempty=False)
     positive = _check_labels(labels, scores.shape)
     int_dtype = jax.dtypes.canonicalize_dtype(jnp.int64)
     float_dtype = jax.dtypes.canonicalize_dtype(jnp.float64)
@@ -233,9 +199,9 @@ def soft_auc(scores, labels, tau=1.0):
             for :func:`auc`; ``tau`` not > 0 and finite (when concrete) or
             not a real scalar.
     """
-    scores, sc = _check_scores(scores)
+    scores, sc = floating(scores, "scores", axis="element", nonempty=False)
     positive = _check_labels(labels, scores.shape)
-    tau = _check_tau(tau, sc.dtype)
+    tau = positive_scalar(tau, "tau", sc.dtype)
     return _soft_auc(sc, positive, tau).astype(scores.dtype)
 
 

@@ -51,47 +51,14 @@ softmax entry of 1e-40 in float32) come out as 0.
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import jax
 import jax.numpy as jnp
-import numpy as np
+
+from ._jax_checks import floating, positive_scalar
 
 __all__ = ["logsumexp", "softmax", "soft_argmax", "soft_topk"]
-
-
-def _check_x(x):
-    """Validate ``x``; return it as a jax array in the dtype to compute in."""
-    if not isinstance(x, (jax.Array, np.ndarray)):
-        raise ValueError(f"x must be a jax or numpy array, got {type(x).__name__}")
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        raise ValueError(f"x must be a floating-point array, got dtype {x.dtype}")
-    if x.ndim == 0:
-        raise ValueError("x must have at least one dimension (the class axis is the last one)")
-    if x.shape[-1] == 0:
-        raise ValueError("x must have a non-empty last (class) axis")
-    x = jnp.asarray(x)
-    if x.dtype in (jnp.float16, jnp.bfloat16):
-        return x, x.astype(jnp.float32)
-    return x, x
-
-
-def _check_k(k, dtype):
-    """Validate ``k`` when its value is concrete; return it as a 0-d array of ``dtype``."""
-    if isinstance(k, bool) or not isinstance(k, (numbers.Real, np.ndarray, np.generic, jax.Array)):
-        raise ValueError(f"k must be > 0 and a real number, got {type(k).__name__}")
-    if np.ndim(k) != 0:
-        raise ValueError(f"k must be a scalar, got shape {np.shape(k)}")
-    if isinstance(k, (np.ndarray, np.generic, jax.Array)) and not (
-        jnp.issubdtype(k.dtype, jnp.floating) or jnp.issubdtype(k.dtype, jnp.integer)
-    ):
-        raise ValueError(f"k must be > 0 and a real number, got dtype {k.dtype}")
-    if not isinstance(k, jax.core.Tracer):  # concrete: validate the value
-        value = float(k)
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"k must be > 0 and finite, got {value!r}")
-    return jnp.asarray(k, dtype=dtype)
 
 
 def _check_topk(topk, n: int) -> int:
@@ -177,8 +144,8 @@ def logsumexp(x, k=1.0):
         ValueError: ``x`` not a floating-point array or 0-d or with an empty
             last axis; ``k`` (when concrete) not > 0 and finite.
     """
-    x, xc = _check_x(x)
-    k = _check_k(k, xc.dtype)
+    x, xc = floating(x, "x", axis="class")
+    k = positive_scalar(k, "k", xc.dtype)
     z, m, finite = _exponents(xc, k)
     e = jnp.exp(z)
     is_max = (xc == m) & finite
@@ -227,8 +194,8 @@ def softmax(x, k=1.0):
         ValueError: ``x`` not a floating-point array or 0-d or with an empty
             last axis; ``k`` (when concrete) not > 0 and finite.
     """
-    x, xc = _check_x(x)
-    k = _check_k(k, xc.dtype)
+    x, xc = floating(x, "x", axis="class")
+    k = positive_scalar(k, "k", xc.dtype)
     return _softmax(xc, k).astype(x.dtype)
 
 
@@ -259,8 +226,8 @@ def soft_argmax(x, k=1.0):
         ValueError: ``x`` not a floating-point array or 0-d or with an empty
             last axis; ``k`` (when concrete) not > 0 and finite.
     """
-    x, xc = _check_x(x)
-    k = _check_k(k, xc.dtype)
+    x, xc = floating(x, "x", axis="class")
+    k = positive_scalar(k, "k", xc.dtype)
     p = _softmax(xc, k)
     index = jnp.arange(xc.shape[-1], dtype=xc.dtype)
     return jnp.sum(p * index, axis=-1).astype(x.dtype)
@@ -332,7 +299,7 @@ def soft_topk(x, topk, k=1.0):
             last axis; ``topk`` not an int in ``1..n``; ``k`` (when concrete)
             not > 0 and finite.
     """
-    x, xc = _check_x(x)
+    x, xc = floating(x, "x", axis="class")
     topk = _check_topk(topk, xc.shape[-1])
     # Computed in float64 whatever the input dtype (when jax_enable_x64 is
     # on): the derivative grows like (k span(x))^topk and leaves float32's
@@ -342,7 +309,7 @@ def soft_topk(x, topk, k=1.0):
     # every float32 input up to topk = 4, and the true derivative rounds to
     # +-inf on the way back to float32.
     xc = xc.astype(jax.dtypes.canonicalize_dtype(jnp.float64))
-    k = _check_k(k, xc.dtype)
+    k = positive_scalar(k, "k", xc.dtype)
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
     # p it would lose everything below eps), y/2 = c h is accurate where p is

@@ -50,50 +50,12 @@ import numbers
 
 import torch
 
-__all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
+from ._torch_checks import class_labels, compute_dtype, floating, unit_interval
 
-_HALF = (torch.float16, torch.bfloat16)
+__all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
 
 
 # -- validation ----------------------------------------------------------------------------------
-
-def _compute_dtype(dtype: torch.dtype) -> torch.dtype:
-    return torch.float32 if dtype in _HALF else dtype
-
-
-def _check_float(x, name: str, min_ndim: int = 0) -> torch.dtype:
-    """Validate a floating tensor argument; return the dtype to compute in."""
-    if not isinstance(x, torch.Tensor):
-        raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise ValueError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
-    if x.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (the class axis is the last one)")
-    if min_ndim and x.shape[-1] == 0:
-        raise ValueError(f"{name} must have a non-empty last (class) axis")
-    return _compute_dtype(x.dtype)
-
-
-def _check_unit_interval(x: torch.Tensor, name: str) -> None:
-    """Entries in [0, 1] (NaN rejected); CPU tensors only (no device sync)."""
-    if x.device.type == "cpu" and x.numel() and not bool(((x >= 0) & (x <= 1)).all()):
-        raise ValueError(f"{name} must have entries in [0, 1]")
-
-
-def _check_labels(labels, logits: torch.Tensor, name: str) -> torch.Tensor:
-    """Integer class labels of shape ``logits.shape[:-1]`` with values in 0..n-1."""
-    if not isinstance(labels, torch.Tensor):
-        raise ValueError(f"{name} must be a torch.Tensor of integer class labels, got {type(labels).__name__}")
-    if labels.is_floating_point() or labels.is_complex() or labels.dtype == torch.bool:
-        raise ValueError(f"{name} must hold integer class labels (int64), got dtype {labels.dtype}")
-    if labels.shape != logits.shape[:-1]:
-        raise ValueError(f"{name} must have shape {tuple(logits.shape[:-1])} (logits.shape[:-1]), "
-                         f"got {tuple(labels.shape)}")
-    n = logits.shape[-1]
-    if labels.device.type == "cpu" and labels.numel() and not bool(((labels >= 0) & (labels < n)).all()):
-        raise ValueError(f"{name} must hold class labels in 0..{n - 1}")
-    return labels.to(device=logits.device, dtype=torch.int64)
-
 
 def _check_sign_labels(l, f: torch.Tensor) -> torch.Tensor:
     """``l`` in {-1, +1}: a floating or integer tensor (or Python number) broadcastable with ``f``."""
@@ -188,17 +150,17 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
             range, or probabilities outside ``[0, 1]``. Value checks of
             ``target`` are skipped for non-CPU tensors (no device sync).
     """
-    dtype = _check_float(logits, "logits", min_ndim=1)
+    dtype = floating(logits, "logits", axis="class")
     n = logits.shape[-1]
     x = logits.to(dtype)
     if isinstance(target, torch.Tensor) and target.is_floating_point():
         if target.shape != logits.shape:
             raise ValueError(f"target (probabilities) must have the shape of logits {tuple(logits.shape)}, "
                              f"got {tuple(target.shape)}")
-        _check_unit_interval(target, "target")
+        unit_interval(target, "target")
         t = target.to(device=x.device, dtype=dtype)
     else:
-        labels = _check_labels(target, logits, "target")
+        labels = class_labels(target, "target", logits, "logits")
         t = (labels.unsqueeze(-1) == torch.arange(n, device=x.device)).to(dtype)
     c, is_p, e, s1 = _pivot_exponentials(x)
     masked = (t == 0) & (x == -math.inf)
@@ -236,8 +198,8 @@ def entropy(p: torch.Tensor) -> torch.Tensor:
             axis, or (CPU tensors only; skipped elsewhere to avoid a device
             sync) with entries outside ``[0, 1]``.
     """
-    dtype = _check_float(p, "p", min_ndim=1)
-    _check_unit_interval(p, "p")
+    dtype = floating(p, "p", axis="class")
+    unit_interval(p, "p")
     pc = p.to(dtype)
     pos = pc > 0
     safe = torch.where(pos, pc, torch.ones_like(pc))
@@ -288,14 +250,14 @@ def kl_divergence(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
             entries outside ``[0, 1]`` (CPU tensors only; skipped elsewhere
             to avoid a device sync).
     """
-    _check_float(p, "p", min_ndim=1)
-    _check_float(q, "q")
+    floating(p, "p", axis="class")
+    floating(q, "q")
     if q.shape != p.shape:
         raise ValueError(f"q must have the same shape as p {tuple(p.shape)}, got {tuple(q.shape)}")
-    _check_unit_interval(p, "p")
-    _check_unit_interval(q, "q")
+    unit_interval(p, "p")
+    unit_interval(q, "q")
     out_dtype = torch.promote_types(p.dtype, q.dtype)
-    dtype = _compute_dtype(out_dtype)
+    dtype = compute_dtype(out_dtype)
     pc = p.to(dtype)
     qc = q.to(device=pc.device, dtype=dtype)
     pos = pc > 0
@@ -349,8 +311,8 @@ def soft_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
             tensors only; skipped elsewhere to avoid a device sync) out of
             range.
     """
-    dtype = _check_float(logits, "logits", min_ndim=1)
-    y = _check_labels(labels, logits, "labels")
+    dtype = floating(logits, "logits", axis="class")
+    y = class_labels(labels, "labels", logits, "logits")
     x = logits.to(dtype)
     _, _, e, s1 = _pivot_exponentials(x)
     num = e.gather(-1, y.unsqueeze(-1)).squeeze(-1)
@@ -386,7 +348,7 @@ def logistic_loss(f: torch.Tensor, l) -> torch.Tensor:
             broadcastable with ``f``, or (CPU tensors only; skipped elsewhere
             to avoid a device sync) with a value other than -1 and +1.
     """
-    dtype = _check_float(f, "f")
+    dtype = floating(f, "f")
     l = _check_sign_labels(l, f)
     fc = f.to(dtype)
     z = torch.where(l > 0, -fc, fc)
@@ -420,7 +382,7 @@ def hinge_loss(f: torch.Tensor, l) -> torch.Tensor:
             broadcastable with ``f``, or (CPU tensors only; skipped elsewhere
             to avoid a device sync) with a value other than -1 and +1.
     """
-    dtype = _check_float(f, "f")
+    dtype = floating(f, "f")
     l = _check_sign_labels(l, f)
     fc = f.to(dtype)
     margin = torch.where(l > 0, 1 - fc, 1 + fc)

@@ -17,13 +17,12 @@ the output dtype is the input dtype. Everything runs on ``mu.device``.
 from __future__ import annotations
 
 import math
-import numbers
 
 import torch
 
-__all__ = ["exact_accuracy"]
+from ._torch_checks import class_labels, floating, positive_scalar
 
-_HALF = (torch.float16, torch.bfloat16)
+__all__ = ["exact_accuracy"]
 
 # Gauss-Legendre rule with 80 nodes on [-1, 1]: the 40 positive nodes and
 # their weights, increasing, each the float64 nearest to the value computed
@@ -77,43 +76,12 @@ _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _INV_SQRT2 = 1.0 / math.sqrt(2)
 
 
-def _check_mu(mu) -> torch.dtype:
-    """Validate ``mu``; return the dtype to compute in."""
-    if not isinstance(mu, torch.Tensor):
-        raise ValueError(f"mu must be a torch.Tensor, got {type(mu).__name__}")
-    if not mu.is_floating_point():
-        raise ValueError(f"mu must be a floating-point tensor, got dtype {mu.dtype}")
-    if mu.ndim == 0:
-        raise ValueError("mu must have at least one dimension (the class axis is the last one)")
-    if mu.shape[-1] == 0:
-        raise ValueError("mu must have a non-empty last (class) axis")
-    return torch.float32 if mu.dtype in _HALF else mu.dtype
-
-
-def _check_labels(labels, batch: torch.Size, n: int, device) -> torch.Tensor:
-    """Validate ``labels``; return them as int64 on ``device``.
-
-    The range check reads the values, so it is skipped for non-CPU tensors
-    (it would force a device synchronisation).
-    """
-    if not isinstance(labels, torch.Tensor):
-        raise ValueError(f"labels must be a torch.Tensor, got {type(labels).__name__}")
-    if labels.dtype == torch.bool or labels.is_floating_point() or labels.is_complex():
-        raise ValueError(f"labels must be an integer tensor, got dtype {labels.dtype}")
-    if labels.shape != batch:
-        raise ValueError(f"labels must have shape mu.shape[:-1] = {tuple(batch)}, got {tuple(labels.shape)}")
-    if labels.device.type == "cpu" and labels.numel() > 0:
-        lo, hi = int(labels.min()), int(labels.max())
-        if lo < 0 or hi >= n:
-            raise ValueError(f"labels must lie in 0..{n - 1} (n = mu.shape[-1]), got values in {lo}..{hi}")
-    return labels.to(device=device, dtype=torch.int64)
-
-
 def _check_sigma(sigma, batch: torch.Size, device, dtype):
     """Validate ``sigma``; return a Python float or a tensor of ``dtype`` on ``device``.
 
-    A non-CPU tensor's values are not inspected (that would force a device
-    synchronisation); its shape is.
+    A tensor broadcasts against ``batch``; a non-CPU tensor's values are not
+    inspected (that would force a device synchronisation), its shape is. A
+    number (or 0-d numpy array) is checked by ``positive_scalar``.
     """
     if isinstance(sigma, torch.Tensor):
         if sigma.dtype == torch.bool or sigma.is_complex():
@@ -132,14 +100,7 @@ def _check_sigma(sigma, batch: torch.Size, device, dtype):
             if not bool(torch.all(torch.isfinite(s) & (s > 0))):
                 raise ValueError(f"sigma must be > 0 and finite, got min {float(s.min())}, max {float(s.max())}")
         return sigma.to(device=device, dtype=dtype)
-    if getattr(sigma, "ndim", None) == 0 and getattr(getattr(sigma, "dtype", None), "kind", "") in "fiu":
-        sigma = sigma.item()  # a 0-d numpy array
-    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real):
-        raise ValueError(f"sigma must be a real number or a tensor, got {type(sigma).__name__}")
-    value = float(sigma)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"sigma must be > 0 and finite, got {sigma!r}")
-    return value
+    return positive_scalar(sigma, "sigma", device, dtype)
 
 
 def _mills(u: torch.Tensor) -> torch.Tensor:
@@ -326,9 +287,9 @@ def exact_accuracy(mu: torch.Tensor, sigma, labels: torch.Tensor) -> torch.Tenso
             tensor of shape ``mu.shape[:-1]`` or (on the CPU) outside
             ``0..n-1``.
     """
-    dtype = _check_mu(mu)
+    dtype = floating(mu, "mu", axis="class")
     batch, n = mu.shape[:-1], mu.shape[-1]
-    labels = _check_labels(labels, batch, n, mu.device)
+    labels = class_labels(labels, "labels", mu, "mu")
     sigma = _check_sigma(sigma, batch, mu.device, dtype)
     muc = mu.to(dtype)
     if n == 1:

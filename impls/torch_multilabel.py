@@ -37,21 +37,9 @@ import math
 
 import torch
 
+from ._torch_checks import floating, unit_interval
+
 __all__ = ["zlpr", "zlpr_probability"]
-
-_HALF = (torch.float16, torch.bfloat16)
-
-
-def _check_float(x, name: str, min_ndim: int = 0) -> torch.dtype:
-    if not isinstance(x, torch.Tensor):
-        raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise ValueError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
-    if x.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dimension(s) (the label axis is the last one)")
-    if min_ndim and x.shape[-1] == 0:
-        raise ValueError(f"{name} must have a non-empty last (label) axis")
-    return torch.float32 if x.dtype in _HALF else x.dtype
 
 
 def _sum_kept(x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
@@ -198,14 +186,13 @@ def zlpr(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
             or (CPU tensors only; skipped elsewhere to avoid a device sync)
             with entries outside ``[0, 1]``.
     """
-    dtype = _check_float(scores, "scores", min_ndim=1)
+    dtype = floating(scores, "scores", axis="label")
     if not isinstance(targets, torch.Tensor) or not targets.is_floating_point():
         raise ValueError("targets must be a floating-point torch.Tensor with entries in [0, 1], got "
                          + (f"dtype {targets.dtype}" if isinstance(targets, torch.Tensor) else type(targets).__name__))
     if targets.shape != scores.shape:
         raise ValueError(f"targets must have the shape of scores {tuple(scores.shape)}, got {tuple(targets.shape)}")
-    if targets.device.type == "cpu" and targets.numel() and not bool(((targets >= 0) & (targets <= 1)).all()):
-        raise ValueError("targets must have entries in [0, 1]")
+    unit_interval(targets, "targets")
     s = scores.to(dtype)
     t = targets.to(device=s.device, dtype=dtype)
     out = _log1p_weighted_sum(s, 1 - t) + _log1p_weighted_sum(-s, t)
@@ -237,7 +224,7 @@ def zlpr_probability(scores: torch.Tensor) -> torch.Tensor:
     Raises:
         ValueError: ``scores`` not a floating tensor.
     """
-    dtype = _check_float(scores, "scores")
+    dtype = floating(scores, "scores")
     s = scores.to(dtype)
     nonneg = s >= 0
     zeros = torch.zeros_like(s)

@@ -24,24 +24,12 @@ Conventions shared by both functions:
 from __future__ import annotations
 
 import math
-import numbers
 
 import torch
 
+from ._torch_checks import floating, positive_scalar
+
 __all__ = ["auc", "soft_auc"]
-
-_HALF = (torch.float16, torch.bfloat16)
-
-
-def _check_scores(scores) -> torch.dtype:
-    """Validate ``scores``; return the dtype to compute ``soft_auc`` in."""
-    if not isinstance(scores, torch.Tensor):
-        raise ValueError(f"scores must be a torch.Tensor, got {type(scores).__name__}")
-    if not scores.is_floating_point():
-        raise ValueError(f"scores must be a floating-point tensor, got dtype {scores.dtype}")
-    if scores.ndim == 0:
-        raise ValueError("scores must have at least one dimension (the element axis is the last one)")
-    return torch.float32 if scores.dtype in _HALF else scores.dtype
 
 
 def _check_labels(labels, scores: torch.Tensor) -> torch.Tensor:
@@ -63,31 +51,6 @@ def _check_labels(labels, scores: torch.Tensor) -> torch.Tensor:
         if bool(torch.any(n_pos == 0)) or bool(torch.any(n_pos == labels.shape[-1])):
             raise ValueError("labels: every row (last axis) needs at least one positive and one negative")
     return positive.to(scores.device)
-
-
-def _check_tau(tau, scores: torch.Tensor, dtype: torch.dtype):
-    """Validate ``tau``; return a Python float or a 0-d tensor on scores.device.
-
-    A non-CPU 0-d tensor is not inspected (a device synchronisation).
-    """
-    if isinstance(tau, torch.Tensor):
-        if tau.ndim != 0:
-            raise ValueError(f"tau must be a scalar, got a tensor of shape {tuple(tau.shape)}")
-        if tau.dtype == torch.bool or tau.is_complex():
-            raise ValueError(f"tau must be a real number, got dtype {tau.dtype}")
-        if tau.device.type == "cpu":
-            value = float(tau.detach())
-            if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"tau must be > 0 and finite, got {value}")
-        return tau.to(device=scores.device, dtype=dtype)
-    if getattr(tau, "ndim", None) == 0 and getattr(getattr(tau, "dtype", None), "kind", "") in "fiu":
-        tau = tau.item()  # a 0-d numpy array
-    if isinstance(tau, bool) or not isinstance(tau, numbers.Real):
-        raise ValueError(f"tau must be > 0 and a real number, got {type(tau).__name__}")
-    value = float(tau)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"tau must be > 0 and finite, got {tau!r}")
-    return value
 
 
 class _Sigmoid(torch.autograd.Function):
@@ -152,7 +115,7 @@ def auc(scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
             another shape, not real, or (on the CPU) not in {0, 1} or with
             a row lacking a positive or a negative.
     """
-    _check_scores(scores)
+    floating(scores, "scores", axis="element", nonempty=False)
     positive = _check_labels(labels, scores)
     n = scores.shape[-1]
     with torch.no_grad():
@@ -220,9 +183,9 @@ def soft_auc(scores: torch.Tensor, labels: torch.Tensor, tau=1.0) -> torch.Tenso
         ValueError: ``scores`` not a floating tensor or 0-d; ``labels`` as
             for :func:`auc`; ``tau`` not > 0 and finite or not a scalar.
     """
-    dtype = _check_scores(scores)
+    dtype = floating(scores, "scores", axis="element", nonempty=False)
     positive = _check_labels(labels, scores)
-    tau = _check_tau(tau, scores, dtype)
+    tau = positive_scalar(tau, "tau", scores.device, dtype)
     half = scores.to(dtype) * 0.5
     diff = half[..., :, None] - half[..., None, :]  # (s_i - s_j) / 2, i positive, j negative
     bound = -math.log(torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps) + 5.0

@@ -50,48 +50,9 @@ import numbers
 
 import torch
 
+from ._torch_checks import floating, positive_scalar
+
 __all__ = ["logsumexp", "softmax", "soft_argmax", "soft_topk"]
-
-_HALF = (torch.float16, torch.bfloat16)
-
-
-def _check_x(x) -> torch.dtype:
-    """Validate ``x``; return the dtype to compute in."""
-    if not isinstance(x, torch.Tensor):
-        raise ValueError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise ValueError(f"x must be a floating-point tensor, got dtype {x.dtype}")
-    if x.ndim == 0:
-        raise ValueError("x must have at least one dimension (the class axis is the last one)")
-    if x.shape[-1] == 0:
-        raise ValueError("x must have a non-empty last (class) axis")
-    return torch.float32 if x.dtype in _HALF else x.dtype
-
-
-def _check_k(k, x: torch.Tensor, dtype: torch.dtype):
-    """Validate ``k``; return it as a Python float or a 0-d tensor on x.device.
-
-    A CUDA (or other non-CPU) tensor ``k`` is not inspected, since reading its
-    value would force a device synchronisation.
-    """
-    if isinstance(k, torch.Tensor):
-        if k.ndim != 0:
-            raise ValueError(f"k must be a scalar, got a tensor of shape {tuple(k.shape)}")
-        if k.dtype == torch.bool or k.is_complex():
-            raise ValueError(f"k must be a real number, got dtype {k.dtype}")
-        if k.device.type == "cpu":
-            value = float(k)
-            if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"k must be > 0 and finite, got {value}")
-        return k.to(device=x.device, dtype=dtype)
-    if getattr(k, "ndim", None) == 0 and getattr(getattr(k, "dtype", None), "kind", "") in "fiu":
-        k = k.item()  # a 0-d numpy array
-    if isinstance(k, bool) or not isinstance(k, numbers.Real):
-        raise ValueError(f"k must be > 0 and a real number, got {type(k).__name__}")
-    value = float(k)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"k must be > 0 and finite, got {k!r}")
-    return value
 
 
 def _check_topk(topk, n: int) -> int:
@@ -176,8 +137,8 @@ def logsumexp(x: torch.Tensor, k=1.0) -> torch.Tensor:
         ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
             last axis; ``k`` not > 0 and finite.
     """
-    dtype = _check_x(x)
-    k = _check_k(k, x, dtype)
+    dtype = floating(x, "x", axis="class")
+    k = positive_scalar(k, "k", x.device, dtype)
     xc = x.to(dtype)
     z, m, finite = _exponents(xc, k)
     e = torch.exp(z)
@@ -227,8 +188,8 @@ def softmax(x: torch.Tensor, k=1.0) -> torch.Tensor:
         ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
             last axis; ``k`` not > 0 and finite.
     """
-    dtype = _check_x(x)
-    k = _check_k(k, x, dtype)
+    dtype = floating(x, "x", axis="class")
+    k = positive_scalar(k, "k", x.device, dtype)
     return _softmax(x.to(dtype), k).to(x.dtype)
 
 
@@ -259,8 +220,8 @@ def soft_argmax(x: torch.Tensor, k=1.0) -> torch.Tensor:
         ValueError: ``x`` not a floating-point tensor or 0-d or with an empty
             last axis; ``k`` not > 0 and finite.
     """
-    dtype = _check_x(x)
-    k = _check_k(k, x, dtype)
+    dtype = floating(x, "x", axis="class")
+    k = positive_scalar(k, "k", x.device, dtype)
     p = _softmax(x.to(dtype), k)
     index = torch.arange(x.shape[-1], device=x.device, dtype=dtype)
     return (p * index).sum(dim=-1).to(x.dtype)
@@ -330,7 +291,7 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
             last axis; ``topk`` not an int in ``1..n``; ``k`` not > 0 and
             finite.
     """
-    _check_x(x)
+    floating(x, "x", axis="class")
     topk = _check_topk(topk, x.shape[-1])
     # Computed in float64 whatever the input dtype (where the device has it):
     # the derivative grows like (k span(x))^topk and leaves float32's range
@@ -340,7 +301,7 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
     # input up to topk = 4, and the true derivative rounds to +-inf on the
     # way back to float32.
     dtype = torch.float64 if x.device.type != "mps" else torch.float32
-    k = _check_k(k, x, dtype)
+    k = positive_scalar(k, "k", x.device, dtype)
     xc = x.to(dtype)
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
