@@ -209,7 +209,8 @@ SIZE_OVERRIDES = {
 
 
 def quantity_size(quantity: str, size):
-    """The (batch, n) a benchmark of ``quantity`` uses for ``size``."""
+    """The array shape a benchmark of ``quantity`` uses for ``size``: (batch, n), or
+    an override of any rank (:data:`SIZE_OVERRIDES`)."""
     key = size if isinstance(size, str) and size in SIZES else next(
         (k for k, v in SIZES.items() if v == parse_size(size)), None)
     return SIZE_OVERRIDES.get(quantity, {}).get(key, parse_size(size))
@@ -295,18 +296,21 @@ def implementation(quantity: str, label: str) -> Callable:
 def make_inputs(quantity: str, size) -> tuple[dict, dict]:
     """({array arg: NumPy array}, {scalar arg: Python value}) at ``size``.
 
-    Floating arrays are float32 of shape (batch, n): ``vector`` standard
-    normal, ``simplex`` a softmax of one, ``unit`` uniform in [0, 1] with a
-    quarter of the entries exactly 0 or 1, ``sign`` ±1; integer ones int64:
-    ``binary`` 0/1 with a positive and a negative per row, ``label`` and
-    ``target`` class indices of shape (batch,).  ``positive`` takes its
-    default (else 1.0), ``count`` min(5, n)."""
-    batch, n = parse_size(quantity_size(quantity, size))
+    Floating arrays are float32 of shape (batch, n) (or an override's shape,
+    last axis n): ``vector`` standard normal, ``simplex`` a softmax of one,
+    ``unit`` uniform in [0, 1] with a quarter of the entries exactly 0 or 1,
+    ``sign`` ±1; integer ones int64: ``binary`` 0/1 with a positive and a
+    negative per row, ``label`` and ``target`` class indices of shape
+    shape[:-1].  ``positive`` takes its default (else 1.0), ``nonnegative``
+    and ``flag`` their defaults, ``count`` min(5, n).  The shape is the
+    caller's layout (spec.quantity): for layout "all" the whole array is one
+    sample, for "first" axis 0 is reduced."""
+    shape = tuple(int(d) for d in quantity_size(quantity, size))  # an override may have any rank
+    n = shape[-1]
     q = _spec.QUANTITIES[quantity]
     rng = _np.random.default_rng(SEED)
     arrays, consts = {}, {}
     for a in q.args:
-        shape = (batch, n)
         if a.kind == "vector":
             arrays[a.name] = rng.standard_normal(shape, dtype=_np.float32)
         elif a.kind == "simplex":
@@ -320,12 +324,14 @@ def make_inputs(quantity: str, size) -> tuple[dict, dict]:
             arrays[a.name] = rng.choice(_np.array([-1.0, 1.0], dtype=_np.float32), size=shape)
         elif a.kind == "binary":
             b = rng.integers(0, 2, size=shape, dtype=_np.int64)
-            b[:, 0], b[:, -1] = 1, 0
+            b[..., 0], b[..., -1] = 1, 0
             arrays[a.name] = b
         elif a.kind in ("label", "target"):
-            arrays[a.name] = rng.integers(0, n, size=(batch,), dtype=_np.int64)
+            arrays[a.name] = rng.integers(0, n, size=shape[:-1], dtype=_np.int64)
         elif a.kind == "positive":
             consts[a.name] = 1.0 if a.required else a.default
+        elif a.kind in ("nonnegative", "flag"):
+            consts[a.name] = a.default if not a.required else (1.0 if a.kind == "nonnegative" else False)
         elif a.kind == "count":
             consts[a.name] = min(5, n)
         else:  # pragma: no cover - spec.quantity.ARG_KINDS grew

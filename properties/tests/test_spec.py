@@ -82,3 +82,71 @@ def test_hard_topk_examples():
 def test_reference_rejects_nan():
     with pytest.raises(ValueError, match="NaN"):
         _ref("logsumexp", x=np.array([np.nan, 0.0]), k=1.0)
+
+
+# -- layouts (spec.quantity docstring): one toy quantity per layout, closed forms by hand ----------
+def _toy(layout, **kw):
+    import sympy as sp
+
+    from spec.quantity import Arg, Definition, Quantity
+
+    def build(n, **structure):
+        x = sp.symbols(f"x0:{n}", real=True)
+        if "labels" in structure:  # layout "all": the sample's labels as a tuple; per-row width n // len(labels)
+            c = n // len(structure["labels"])
+            return Definition({"x": x}, [sum(x[i * c + lab] ** 2 for i, lab in enumerate(structure["labels"]))])
+        return Definition({"x": x}, [sum(xi * xi * (i + 1) for i, xi in enumerate(x))])
+    args = (Arg("x", "vector"),) + ((Arg("labels", "label"),) if kw.pop("labels", False) else ())
+    return Quantity(name=f"toy_{layout}", family="toy", summary="", formula="", args=args, output="row",
+                    build=build, layout=layout, **kw)
+
+
+def test_layout_first_reduces_axis_0():
+    q = _toy("first")
+    x = np.arange(6.0).reshape(2, 3)  # columns (0, 3), (1, 4), (2, 5); weights 1, 2 along axis 0
+    ref = spec.Reference(q)
+    assert ref.output_shape({"x": x}) == (3,) and ref.shapes({"x": x}) == ((3,), 2)
+    np.testing.assert_array_equal(ref.value(x=x), [0 + 2 * 9, 1 + 2 * 16, 4 + 2 * 25])
+    g, _ = ref.vjp({"x": x}, np.array([1.0, 2.0, 3.0]), "x")
+    np.testing.assert_array_equal(np.vectorize(float)(g), [[0, 2 * 2, 3 * 4], [2 * 3 * 2, 2 * 4 * 4, 3 * 5 * 4]])
+
+
+def test_layout_all_is_one_sample():
+    q = _toy("all")
+    x = np.arange(6.0).reshape(2, 3)  # flattened in C order: weights 1..6
+    ref = spec.Reference(q)
+    assert ref.output_shape({"x": x}) == () and ref.shapes({"x": x}) == ((), 6)
+    assert ref.value(x=x) == sum((i + 1) * i * i for i in range(6))
+    g, _ = ref.vjp({"x": x}, np.array(2.0), "x")
+    np.testing.assert_array_equal(np.vectorize(float)(g), 2 * 2 * (np.arange(6.0) * np.arange(1, 7)).reshape(2, 3))
+
+
+def test_layout_all_with_labels():
+    q = _toy("all", labels=True)
+    x, labels = np.array([[0.25, 0.75], [0.5, 1.5], [2.0, 3.0]]), np.array([1, 0, 1])
+    ref = spec.Reference(q)
+    assert ref.value(x=x, labels=labels) == 0.75 ** 2 + 0.5 ** 2 + 3.0 ** 2
+    g, _ = ref.vjp({"x": x, "labels": labels}, np.array(1.0), "x")
+    np.testing.assert_array_equal(np.vectorize(float)(g), [[0, 1.5], [1.0, 0], [0, 6.0]])
+    assert ref.value(x=np.array([0.5, 2.0]), labels=np.array(1)) == 4.0  # a 0-d label: one row
+
+
+@pytest.mark.parametrize("layout", ["last", "first", "all"])
+def test_layout_draws(layout):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from properties.strategies import arguments
+    q = _toy(layout, labels=layout == "all")
+
+    @settings(max_examples=25, database=None, deadline=None)
+    @given(st.data())
+    def check(data):
+        a = data.draw(arguments(q))
+        shape = a["x"].shape
+        want = {"last": shape[:-1], "first": shape[1:], "all": ()}[layout]
+        assert spec.Reference(q).output_shape(a) == want
+        if layout == "all":
+            assert a["x"].size <= q.max_size and a["labels"].shape == shape[:-1]
+            assert ((0 <= a["labels"]) & (a["labels"] < shape[-1])).all()
+    check()
