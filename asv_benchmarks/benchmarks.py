@@ -137,6 +137,20 @@ def _sklearn_auc():
     return auc
 
 
+def _optax_dice(jax, optax):
+    jnp = jax.numpy
+
+    def dice(probs, targets, smooth=0.0, squared=False):
+        if squared:
+            raise NotImplementedError("optax's dice_loss has no squared form")
+        # apply_softmax=False validates the sums with a Python `if` (not jit-able), so the peer is
+        # timed on its ordinary path: two-class logits (log(1 − p), log p), whose softmax is (1 − p, p)
+        p, t = probs.reshape(1, -1), targets.reshape(1, -1)
+        logits, two_t = jnp.stack([jnp.log1p(-p), jnp.log(p)], -1), jnp.stack([1 - t, t], -1)
+        return 1 - optax.losses.dice_loss(logits, two_t, smooth=smooth / 2, ignore_background=True)[0]
+    return dice
+
+
 def _flat_ce(torch, F):
     def cross_entropy(logits, target):
         n = logits.shape[-1]
@@ -196,6 +210,11 @@ PEERS: dict[str, dict[str, Callable[[], Callable]]] = {
     "auc": {
         "numpy:sklearn.metrics.roc_auc_score": _sklearn_auc,
     },
+    # optax's Dice is (I + s)/(I + ½(P − I) + ½(T − I) + s) = (2I + 2s)/(P + T + 2s) per class:
+    # our smooth is twice its smooth; one class (the foreground of a two-class stack), batch 1
+    "dice": {
+        "jax:optax.losses.dice_loss": _jax_fn(lambda jax, optax: _optax_dice(jax, optax)),
+    },
 }
 
 #: Sizes per quantity where the default shapes do not fit: soft_auc forms all
@@ -205,11 +224,15 @@ SIZE_OVERRIDES = {
     "soft_auc": {"medium": (64, 1000), "large": (256, 1000)},
     "auc": {"medium": (256, 1000), "large": (1024, 1000)},
     "exact_accuracy": {"medium": (256, 1000), "large": (1024, 1000)},
+    # segmentation masks (layout "all"): a batch of 8 images of 512 × 512 at the large size
+    "dice": {"small": (2, 32, 32), "medium": (8, 128, 128), "large": (8, 512, 512)},
+    "jaccard": {"small": (2, 32, 32), "medium": (8, 128, 128), "large": (8, 512, 512)},
 }
 
 
 def quantity_size(quantity: str, size):
-    """The (batch, n) a benchmark of ``quantity`` uses for ``size``."""
+    """The array shape a benchmark of ``quantity`` uses for ``size``: (batch, n), or
+    an override of any rank (:data:`SIZE_OVERRIDES`)."""
     key = size if isinstance(size, str) and size in SIZES else next(
         (k for k, v in SIZES.items() if v == parse_size(size)), None)
     return SIZE_OVERRIDES.get(quantity, {}).get(key, parse_size(size))
@@ -295,23 +318,40 @@ def implementation(quantity: str, label: str) -> Callable:
 def make_inputs(quantity: str, size) -> tuple[dict, dict]:
     """({array arg: NumPy array}, {scalar arg: Python value}) at ``size``.
 
-    Floating arrays are float32 of shape (batch, n): ``vector`` standard
-    normal, ``simplex`` a softmax of one, ``unit`` uniform in [0, 1] with a
-    quarter of the entries exactly 0 or 1, ``sign`` ±1; integer ones int64:
-    ``binary`` 0/1 with a positive and a negative per row, ``label`` and
-    ``target`` class indices of shape (batch,).  ``positive`` takes its
-    default (else 1.0), ``count`` min(5, n)."""
-    batch, n = parse_size(quantity_size(quantity, size))
+    Floating arrays are float32 of shape (batch, n) (or an override's shape,
+    last axis n): ``vector`` standard normal, ``simplex`` a softmax of one,
+    ``unit`` uniform in [0, 1] with a quarter of the entries exactly 0 or 1
+    (layouts "all"/"first": segmentation-like, see :func:`_latent_field` —
+    targets are 0/1 blob masks, differentiated predictions noisy sigmoids
+    agreeing with them),
+    ``sign`` ±1; integer ones int64: ``binary`` 0/1 with a positive and a
+    negative per row, ``label`` and ``target`` class indices of shape
+    shape[:-1].  ``positive`` takes its default (else 1.0), ``nonnegative``
+    and ``flag`` their defaults, ``count`` min(5, n).  The shape is the
+    caller's layout (spec.quantity): for layout "all" the whole array is one
+    sample, for "first" axis 0 is reduced."""
+    shape = tuple(int(d) for d in quantity_size(quantity, size))  # an override may have any rank
+    n = shape[-1]
     q = _spec.QUANTITIES[quantity]
     rng = _np.random.default_rng(SEED)
     arrays, consts = {}, {}
+    latent = None
     for a in q.args:
-        shape = (batch, n)
         if a.kind == "vector":
             arrays[a.name] = rng.standard_normal(shape, dtype=_np.float32)
         elif a.kind == "simplex":
             e = _np.exp(rng.standard_normal(shape))
             arrays[a.name] = (e / e.sum(-1, keepdims=True)).astype(_np.float32)
+        elif a.kind == "unit" and q.layout != "last":
+            # segmentation-like: targets (not differentiated) are blob masks, predictions
+            # (differentiated) noisy sigmoids of the same latent field
+            if latent is None:
+                latent = _latent_field(rng, shape)
+            if a.grad:
+                z = 4.0 * (latent - 0.5) + 0.5 * rng.standard_normal(shape)
+                arrays[a.name] = (1.0 / (1.0 + _np.exp(-z))).astype(_np.float32)
+            else:
+                arrays[a.name] = (latent > 0.5).astype(_np.float32)
         elif a.kind == "unit":
             u = rng.random(shape)
             u[rng.random(shape) < 0.25] = rng.integers(0, 2)
@@ -320,17 +360,30 @@ def make_inputs(quantity: str, size) -> tuple[dict, dict]:
             arrays[a.name] = rng.choice(_np.array([-1.0, 1.0], dtype=_np.float32), size=shape)
         elif a.kind == "binary":
             b = rng.integers(0, 2, size=shape, dtype=_np.int64)
-            b[:, 0], b[:, -1] = 1, 0
+            b[..., 0], b[..., -1] = 1, 0
             arrays[a.name] = b
         elif a.kind in ("label", "target"):
-            arrays[a.name] = rng.integers(0, n, size=(batch,), dtype=_np.int64)
+            arrays[a.name] = rng.integers(0, n, size=shape[:-1], dtype=_np.int64)
         elif a.kind == "positive":
             consts[a.name] = 1.0 if a.required else a.default
+        elif a.kind in ("nonnegative", "flag"):
+            consts[a.name] = a.default if not a.required else (1.0 if a.kind == "nonnegative" else False)
         elif a.kind == "count":
             consts[a.name] = min(5, n)
         else:  # pragma: no cover - spec.quantity.ARG_KINDS grew
             raise NotImplementedError(f"argument kind {a.kind!r} of {quantity}.{a.name}")
     return arrays, consts
+
+
+def _latent_field(rng, shape, block=16):
+    """A smooth random field over the last two axes (blocks of ``block`` pixels plus fine
+    noise): thresholded at 0.5 it gives blob masks with ~30 % foreground."""
+    if len(shape) < 2:
+        return rng.standard_normal(shape)
+    h, w = shape[-2:]
+    coarse = rng.standard_normal(tuple(shape[:-2]) + (-(-h // block), -(-w // block)))
+    up = _np.repeat(_np.repeat(coarse, block, axis=-2), block, axis=-1)[..., :h, :w]
+    return up + 0.3 * rng.standard_normal(shape)
 
 
 def prepare(quantity: str, label: str, size, mode: str) -> Callable[[], object]:

@@ -131,7 +131,7 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False):
             lines.append(f"{a.name} = {v!r}")
     call_args = ", ".join([a.name for a in q.args if a.required] + [f"{a.name}={a.name}" for a in q.args if not a.required])
     if jit:
-        static = [a.name for a in q.args if a.kind == "count"]
+        static = [a.name for a in q.args if a.static]
         lines.append(f"fn = jax.jit(fn, static_argnames={tuple(static)!r})")
     if cotangent is None:
         lines += [f"out = fn({call_args})", f"print({fw.to_numpy_code})"]
@@ -212,7 +212,7 @@ def check_value(target, case, *, jit=False):
     native = _native_args(target, args, dtype)
     fn = target.fn
     if jit:
-        fn = fw.jit(fn, [a.name for a in q.args if a.kind == "count"])
+        fn = fw.jit(fn, [a.name for a in q.args if a.static])
     try:
         pos, kw = _call_kwargs(q, native)
         out = fn(*pos, **kw)
@@ -319,7 +319,8 @@ def _claim_check(claim):
 
 # -- contract ---------------------------------------------------------------------------
 def _valid_example(q):
-    """A small valid input (batch 2, n = 3) for the contract checks."""
+    """A small valid input (arrays of shape (2, 3), labels (2,)) for the contract checks: batch 2 and
+    n = 3 in layout "last", three columns of 2 in layout "first", one sample of 6 in layout "all"."""
     examples = {
         "vector": np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5]]),
         "simplex": np.array([[0.25, 0.25, 0.5], [0.5, 0.25, 0.25]]),
@@ -329,7 +330,9 @@ def _valid_example(q):
         "label": np.array([0, 2], dtype=np.int64),
         "target": np.array([0, 2], dtype=np.int64),
         "positive": 1.0,
+        "nonnegative": 0.5,
         "count": 1,
+        "flag": False,
     }
     return {a.name: examples[a.kind] for a in q.args}
 

@@ -46,10 +46,11 @@ class Torch(Framework):
     def array(self, values, dtype, device="cpu"):
         """``values`` are float64 holding exact ``dtype`` values; the cast is exact."""
         torch = self.module()
-        return torch.as_tensor(np.asarray(values, dtype=np.float64)).to(device=device, dtype=self.dtype(dtype))
+        # a C-ordered copy (0-d stays 0-d): torch cannot wrap NumPy views with negative strides (x[::-1])
+        return torch.as_tensor(np.array(values, dtype=np.float64, order="C")).to(device=device, dtype=self.dtype(dtype))
 
     def int_array(self, values, device="cpu"):
-        return self.module().as_tensor(np.asarray(values, dtype=np.int64), device=device)
+        return self.module().as_tensor(np.array(values, dtype=np.int64, order="C"), device=device)
 
     def numpy(self, out):
         torch = self.module()

@@ -12,6 +12,16 @@ Regimes:
 - ``masked``: moderate values with -inf entries, whole rows included.
 - ``claim``: float64 values on a dyadic grid (multiples of 2^-10, |x| ≤ 2^10)
   with distinct entries per row, so shifts by grid values are exact.
+
+Layouts (``Quantity.layout``, see spec.quantity): :func:`arguments` draws
+every quantity in the "last" layout (batch + (n,), each kind's constraint per
+row along the last axis) and then maps the arrays to the quantity's layout:
+"first" moves the last axis to axis 0 (the drawn rows become the reduced
+columns); "all" keeps the drawn batch + (n,) shape as one sample, with at most
+``Quantity.max_size`` elements (labels (batch,) beside probabilities batch +
+(n,), as lovasz_softmax takes them).  ``unit`` arguments share zero samples:
+in about one sample in four every ``unit`` argument is 0 throughout (the two
+empty sets of dice and jaccard, a class with no positives).
 """
 
 from __future__ import annotations
@@ -136,6 +146,11 @@ def labels(draw, batch, n, forbidden=None):
     return out
 
 
+def nonnegatives(regime="moderate", dtype="float64"):
+    """A real ≥ 0 (Python float) exact in ``dtype``: 0 (the common smoothing constant) or a positive."""
+    return st.one_of(st.just(0.0), positives(regime, dtype))
+
+
 def positives(regime="moderate", dtype="float64"):
     """A positive scalar (Python float), exact in ``dtype``."""
     if regime == "extreme":
@@ -174,6 +189,8 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
     entries and its ``Masking.weights`` argument weight 0 there."""
     args = {}
     m = quantity.masking if regime == "masked" else None
+    if m is not None and quantity.layout != "last":
+        raise NotImplementedError("masking is defined for layout 'last' only")
     max_n = quantity.max_n
     if any(a.kind == "count" for a in quantity.args):
         max_n = min(max_n, 5)  # recursion depth bounds the reference's size
@@ -182,10 +199,18 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
     else:
         n = draw(st.integers(1, max_n))
     batch = draw(batch_shapes())
-    while int(np.prod(batch, dtype=int)) > quantity.max_rows:
+    limit = quantity.max_rows if quantity.layout != "all" else quantity.max_size // n
+    while int(np.prod(batch, dtype=int)) > limit:
         batch = batch[1:]
     shape = batch + (n,)
     mask = draw(masks(shape, m.empty is not None)) if m is not None else None
+    # zero samples shared by every unit argument: a row ("last"), a column ("first") or all ("all")
+    # (drawn only for quantities with unit arguments: the others' derandomised draws stay as they were)
+    zero = np.zeros(shape, dtype=bool)
+    if any(a.kind == "unit" for a in quantity.args):
+        rows = 1 if quantity.layout == "all" else int(np.prod(batch, dtype=int))
+        z = np.array(draw(st.lists(st.sampled_from([False, False, False, True]), min_size=rows, max_size=rows)))
+        zero = np.broadcast_to(z.reshape(() if quantity.layout == "all" else batch + (1,)), shape)
     for a in quantity.args:
         masked_here = m is not None and a.name == m.arg
         if a.kind == "vector":
@@ -193,7 +218,7 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         elif a.kind == "simplex":
             v = draw(simplex_arrays(shape, dtype, zeros=mask if m is not None and a.name in (m.arg, m.weights) else None))
         elif a.kind == "unit":
-            v = draw(unit_arrays(shape, dtype))
+            v = np.where(zero, 0.0, draw(unit_arrays(shape, dtype)))
             if m is not None and a.name == m.weights:
                 v = np.where(mask, 0.0, v)
         elif a.kind == "sign":
@@ -207,9 +232,15 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
             v = draw(st.one_of(labels(batch, n, zeros), simplex_arrays(shape, dtype, zeros=zeros)))
         elif a.kind == "positive":
             v = draw(positives("moderate" if regime == "masked" else regime, dtype))
+        elif a.kind == "nonnegative":
+            v = draw(nonnegatives("moderate" if regime == "masked" else regime, dtype))
+        elif a.kind == "flag":
+            v = draw(st.booleans())
         else:  # count
             v = draw(st.integers(1, n))
         if masked_here and a.kind != "simplex":
             v = np.where(mask, m.value, v)
+        if quantity.layout == "first" and isinstance(v, np.ndarray):
+            v = np.moveaxis(v, -1, 0)  # the drawn rows become the reduced axis 0
         args[a.name] = v
     return args

@@ -3,6 +3,28 @@
 A :class:`Quantity` states one catalogue entry once: its arguments, its SymPy
 definition, its claims and its conventions. Nothing here imports torch or jax;
 numerical claims are written against plain callables on float64 NumPy arrays.
+
+Layouts (``Quantity.layout``) — which axes of the array arguments form one
+*sample*, the unit a :class:`Definition` states (its "row" of n entries):
+
+``"last"``   a sample is a row along the last axis; leading axes are batch
+             axes (and broadcast); output shape ``shape[:-1]`` (``"row"``) or
+             ``shape`` (``"vector"``).  Every quantity before issue 4.
+``"first"``  a sample is a column along axis 0; output shape ``shape[1:]``
+             (soft_f1: one score per class column).
+``"all"``    the whole (broadcast) array is one sample, flattened in C order:
+             output a scalar (dice, jaccard, Lovász).
+
+The mechanism is one map to the ``"last"`` layout (``spec.reference.
+canonical``): "first" moves axis 0 last, "all" flattens every array argument
+to one row of n = size entries.  A definition is always built for rows of n
+entries; it never sees the layout.  ``label`` arguments of a layout-"all"
+quantity are the sample's whole integer array (e.g. labels (N,) beside probs
+(N, C)); they reach ``structure`` / ``build`` as a tuple of ints in C order,
+so a builder recovers the per-row width as n // len(labels).  Integer
+``target`` labels become one-hot rows in the original shape before
+flattening.  Properties draw, and benchmarks build, arrays of the original
+layout; only the reference canonicalises.
 """
 
 from __future__ import annotations
@@ -28,11 +50,17 @@ REQUIRED = object()
 #: Integer arrays of the batch shape, structural per row (like ``count``):
 #:   ``label``    class index in 0..n-1
 #: Scalars:
-#:   ``positive`` a real > 0 (temperature, sharpness, sigma); a SymPy symbol
-#:   ``count``    an integer in 1..n that fixes the structure of the expression
+#:   ``positive``    a real > 0 (temperature, sharpness, sigma); a SymPy symbol
+#:   ``nonnegative`` a real ≥ 0 (smoothing constants; 0 is the common case); a SymPy symbol
+#:   ``count``       an integer in 1..n that fixes the structure of the expression
+#:   ``flag``        a Python bool that fixes the structure of the expression
+#:                   (dice's ``squared``); the definition receives it as 0/1
 ARRAY_KINDS = ("vector", "simplex", "unit", "sign", "binary", "target")
 INTEGER_KINDS = ("binary", "label")
-ARG_KINDS = ARRAY_KINDS + ("label", "positive", "count")
+SCALAR_KINDS = ("positive", "nonnegative", "count", "flag")
+ARG_KINDS = ARRAY_KINDS + ("label",) + SCALAR_KINDS
+#: ``Quantity.layout`` values (see the module docstring)
+LAYOUTS = ("last", "first", "all")
 
 
 @dataclass(frozen=True)
@@ -59,7 +87,20 @@ class Arg:
     @property
     def structural(self) -> bool:
         """Fixes the expression per row instead of entering it as a symbol."""
-        return self.kind in ("label", "count")
+        return self.kind in ("label", "count", "flag")
+
+    @property
+    def static(self) -> bool:
+        """A Python value that fixes the program (``jax.jit`` static argument)."""
+        return self.kind in ("count", "flag")
+
+
+def structural_value(v):
+    """A structural argument as the definition sees it: an int (count, flag, a
+    row's label), or a tuple of ints (the labels of a layout-"all" sample)."""
+    if isinstance(v, tuple) or (hasattr(v, "ndim") and v.ndim > 0):
+        return tuple(int(x) for x in (v if isinstance(v, tuple) else v.ravel()))
+    return int(v)
 
 
 @dataclass(frozen=True)
@@ -180,7 +221,7 @@ class Quantity:
     summary: str
     formula: str
     args: tuple[Arg, ...]
-    output: str  # "row": one value per sample (shape x.shape[:-1]); "vector": shape x.shape
+    output: str  # "row": one value per sample (shape x.shape[:-1]); "vector": one per entry of a sample
     build: Callable[..., Definition]
     claims: tuple = ()
     structure: Callable[..., dict] | None = None
@@ -208,10 +249,19 @@ class Quantity:
     #: inputs reach the implementation exactly, so the tolerance is the
     #: output's own rounding, with no sensitivity to perturbed inputs
     discrete: bool = False
+    #: which axes form one sample: "last" (rows along the last axis), "first"
+    #: (columns along axis 0) or "all" (the whole array); see the module docstring
+    layout: str = "last"
+    #: layout "all": the largest number of elements the properties draw for one sample
+    max_size: int = 12
 
     def __post_init__(self):
         if self.output not in ("row", "vector"):
             raise ValueError(f"Quantity.output must be 'row' or 'vector', got {self.output!r}")
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"Quantity.layout must be one of {LAYOUTS}, got {self.layout!r}")
+        if self.layout == "first" and any(a.kind in ("label", "target") for a in self.args):
+            raise ValueError("layout 'first' does not support label or target arguments")
 
     @property
     def vector_args(self) -> tuple[Arg, ...]:
@@ -236,7 +286,7 @@ class Quantity:
         expression for a concrete input row."""
         if self.structure is not None:
             return dict(self.structure(**args))
-        return {a.name: int(args[a.name]) for a in self.args if a.structural}
+        return {a.name: structural_value(args[a.name]) for a in self.args if a.structural}
 
     def passes_of(self, args: Mapping[str, Any]) -> int:
         return int(self.passes(**args)) if self.passes is not None else 1

@@ -30,7 +30,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .quantity import ARRAY_KINDS, MASKED_STANDIN, Quantity
+from .quantity import ARRAY_KINDS, MASKED_STANDIN, SCALAR_KINDS, Quantity, structural_value
 
 DPS = 60  # significant digits of every reference evaluation, beyond the inputs' span
 # Forward differences for gradient sensitivities use a relative step of
@@ -327,6 +327,56 @@ _VERIFY = 30  # extra digits of the evaluation that checks a row's working preci
 _FLOOR = mpmath.mpf("1e-340")  # below every float64: differences there are invisible
 
 
+class Canonical(dict):
+    """Arguments already in the "last" layout (so :func:`canonical` is idempotent)."""
+
+
+def _is_labels(a, args) -> bool:
+    """A ``label`` arg, or a ``target`` given as integer class labels."""
+    return a.kind == "label" or (a.kind == "target" and np.issubdtype(np.asarray(args[a.name]).dtype, np.integer))
+
+
+def full_shape(q: Quantity, args) -> tuple:
+    """The broadcast shape of the array arguments given with a full (non-label)
+    shape, in the caller's layout."""
+    return np.broadcast_shapes(*(np.shape(args[a.name]) for a in q.array_args if not _is_labels(a, args)))
+
+
+def canonical(q: Quantity, args) -> Canonical:
+    """``args`` in the "last" layout: for "first" every full array argument has
+    axis 0 moved last; for "all" the full array arguments are broadcast
+    together and flattened to one row (integer ``target`` labels first become
+    one-hot rows in the original shape) and ``label`` arguments become a 0-d
+    object array holding the tuple of the sample's labels (C order)."""
+    if isinstance(args, Canonical) or q.layout == "last":
+        return Canonical(args)
+    out = Canonical(args)
+    if q.layout == "first":
+        for a in q.array_args:
+            out[a.name] = np.moveaxis(np.asarray(args[a.name]), 0, -1)
+        return out
+    shape = full_shape(q, args)  # layout "all"
+    for a in q.args:
+        v = args[a.name]
+        if a.kind == "label":
+            out[a.name] = np.empty((), dtype=object)
+            out[a.name][()] = tuple(int(t) for t in np.ravel(v))  # a 0-d label array is one row's: a 1-tuple
+        elif a.kind == "target" and _is_labels(a, args):
+            out[a.name] = np.broadcast_to(np.eye(shape[-1])[np.asarray(v)], shape).reshape(-1)
+        elif a.kind in ARRAY_KINDS:
+            out[a.name] = np.broadcast_to(np.asarray(v), shape).reshape(-1)
+    return out
+
+
+def restore(q: Quantity, args, grad):
+    """A gradient of shape canonical batch + (n,) back in the layout of ``args``."""
+    if q.layout == "first":
+        return np.moveaxis(grad, -1, 0)
+    if q.layout == "all":
+        return grad.reshape(full_shape(q, args))
+    return grad
+
+
 class Reference:
     """Reference evaluation of one Quantity on concrete NumPy inputs.
 
@@ -340,27 +390,30 @@ class Reference:
 
     # -- plumbing -----------------------------------------------------------
     def _is_labels(self, a, args) -> bool:
-        """A ``label`` arg, or a ``target`` given as integer class labels."""
-        return a.kind == "label" or (a.kind == "target" and np.issubdtype(np.asarray(args[a.name]).dtype, np.integer))
+        return _is_labels(a, args)
 
     def _full(self, args):
         """The array args given with shape batch + (n,)."""
         return [a for a in self.q.array_args if not self._is_labels(a, args)]
 
     def shapes(self, args):
-        """(batch shape, n)."""
+        """(batch shape, n) of the samples (in the "last" layout: see :func:`canonical`)."""
+        args = canonical(self.q, args)
         full = self._full(args)
         labels = [np.shape(args[a.name]) for a in self.q.args if a.kind in ("label", "target") and self._is_labels(a, args)]
         return np.broadcast_shapes(*(np.shape(args[a.name])[:-1] for a in full), *labels), np.shape(args[full[0].name])[-1]
 
     def output_shape(self, args):
+        """The shape of the quantity's output (and of a cotangent) for ``args``."""
         batch, n = self.shapes(args)
         return batch if self.q.output == "row" else batch + (n,)
 
     def rows(self, args):
         """(batch index, row) pairs; a row holds float64 rows of the array args
         (integer labels of a ``target`` as one-hot rows), Python ints for
-        ``label`` args and the scalars as given."""
+        ``label`` args (a tuple of ints for a layout-"all" sample), and the
+        scalars as given (``flag`` as 0/1)."""
+        args = canonical(self.q, args)
         batch, n = self.shapes(args)
         arrays, ints = {}, {}
         for a in self.q.args:
@@ -370,9 +423,11 @@ class Reference:
                 arrays[a.name] = np.eye(n)[np.broadcast_to(np.asarray(args[a.name]), batch)]
             elif a.kind in ARRAY_KINDS:
                 arrays[a.name] = np.broadcast_to(np.asarray(args[a.name], dtype=np.float64), batch + (n,))
-        scalars = {a.name: args[a.name] for a in self.q.args if a.kind in ("positive", "count")}
+        scalars = {a.name: (int(bool(args[a.name])) if a.kind == "flag" else args[a.name])
+                   for a in self.q.args if a.kind in SCALAR_KINDS}
         for idx in np.ndindex(*batch):
-            yield idx, {**scalars, **{k: v[idx] for k, v in arrays.items()}, **{k: int(v[idx]) for k, v in ints.items()}}
+            yield idx, {**scalars, **{k: v[idx] for k, v in arrays.items()},
+                        **{k: structural_value(v[idx]) for k, v in ints.items()}}
 
     def _compiled(self, row) -> Compiled:
         n = len(row[self.q.array_args[0].name])
@@ -468,6 +523,7 @@ class Reference:
         dtype can resolve.  Probing at half the allowed perturbation and
         dividing by it covers such a flip with a margin of 2 (a saturated
         output is a step: larger perturbations move it no further)."""
+        args = canonical(self.q, args)
         shape = self.output_shape(args)
         val = np.empty(shape, dtype=object)
         sens = np.zeros(shape, dtype=np.float64)
@@ -509,6 +565,7 @@ class Reference:
         :func:`absolute`) of the chain-rule sum itself, and — with
         ``rel_step`` — the finite effect of rounding each intermediate step
         (as in :meth:`evaluate`)."""
+        original, args = args, canonical(self.q, args)
         batch, n = self.shapes(args)
         w = np.broadcast_to(np.asarray(cotangent, dtype=np.float64), self.output_shape(args))
         grad = np.empty(batch + (n,), dtype=object)
@@ -547,7 +604,7 @@ class Reference:
             for i in range(n):
                 grad[idx + (i,)] = g0[i]
                 sens[idx + (i,)] = float(total[i])
-        return grad, sens
+        return restore(self.q, original, grad), restore(self.q, original, sens)
 
     def value(self, **args):
         """Convenience: float64 values (for claims and reports)."""

@@ -18,6 +18,11 @@ REFUTED = {
     ("soft_topk", "entries_le_one"),  # p can exceed 1: x = [10, 0], topk = 2 gives p_0 ≈ 1.50007
     ("kl_divergence", "seed003_kl_typo"),  # seed 003's Σ P log(P + Q) is log(2/3) < 0 at P = Q = uniform(3)
     ("zlpr", "soft_bce_bound"),  # soft labels: n = 1, t = ½, s = 0: zlpr = 2 log 1.5 > log 2 = Σ BCE
+    ("soft_f1", "eps_is_dice_smooth"),  # eps is in the denominator only: p = [0], t = [1], eps = 1 gives 0, Dice ½
+    ("soft_f1", "empty_column_one_any_eps"),  # eps > 0: an empty column scores 0/eps = 0 (seed 001's eps = 1e-6)
+    ("dice", "seed_dice_gt_iou"),  # seed 001's strict DICE > IOU: equal at J = 0 and J = 1
+    ("dice", "soft_self_one"),  # plain Dice at soft targets: dice([.5], [.5]) = .5
+    ("dice", "seed_dice_loss_perfect_only"),  # seed 001's dice_loss is 0 at an all-ones prediction
 }
 
 CLAIMS = [(q.name, c) for q in spec.QUANTITIES.values() for c in q.symbolic_claims]
@@ -82,3 +87,94 @@ def test_hard_topk_examples():
 def test_reference_rejects_nan():
     with pytest.raises(ValueError, match="NaN"):
         _ref("logsumexp", x=np.array([np.nan, 0.0]), k=1.0)
+
+
+# -- layouts (spec.quantity docstring): one toy quantity per layout, closed forms by hand ----------
+def _toy(layout, **kw):
+    import sympy as sp
+
+    from spec.quantity import Arg, Definition, Quantity
+
+    def build(n, **structure):
+        x = sp.symbols(f"x0:{n}", real=True)
+        if "labels" in structure:  # layout "all": the sample's labels as a tuple; per-row width n // len(labels)
+            c = n // len(structure["labels"])
+            return Definition({"x": x}, [sum(x[i * c + lab] ** 2 for i, lab in enumerate(structure["labels"]))])
+        return Definition({"x": x}, [sum(xi * xi * (i + 1) for i, xi in enumerate(x))])
+    args = (Arg("x", "vector"),) + ((Arg("labels", "label"),) if kw.pop("labels", False) else ())
+    return Quantity(name=f"toy_{layout}", family="toy", summary="", formula="", args=args, output="row",
+                    build=build, layout=layout, **kw)
+
+
+def test_layout_first_reduces_axis_0():
+    q = _toy("first")
+    x = np.arange(6.0).reshape(2, 3)  # columns (0, 3), (1, 4), (2, 5); weights 1, 2 along axis 0
+    ref = spec.Reference(q)
+    assert ref.output_shape({"x": x}) == (3,) and ref.shapes({"x": x}) == ((3,), 2)
+    np.testing.assert_array_equal(ref.value(x=x), [0 + 2 * 9, 1 + 2 * 16, 4 + 2 * 25])
+    g, _ = ref.vjp({"x": x}, np.array([1.0, 2.0, 3.0]), "x")
+    np.testing.assert_array_equal(np.vectorize(float)(g), [[0, 2 * 2, 3 * 4], [2 * 3 * 2, 2 * 4 * 4, 3 * 5 * 4]])
+
+
+def test_layout_all_is_one_sample():
+    q = _toy("all")
+    x = np.arange(6.0).reshape(2, 3)  # flattened in C order: weights 1..6
+    ref = spec.Reference(q)
+    assert ref.output_shape({"x": x}) == () and ref.shapes({"x": x}) == ((), 6)
+    assert ref.value(x=x) == sum((i + 1) * i * i for i in range(6))
+    g, _ = ref.vjp({"x": x}, np.array(2.0), "x")
+    np.testing.assert_array_equal(np.vectorize(float)(g), 2 * 2 * (np.arange(6.0) * np.arange(1, 7)).reshape(2, 3))
+
+
+def test_layout_all_with_labels():
+    q = _toy("all", labels=True)
+    x, labels = np.array([[0.25, 0.75], [0.5, 1.5], [2.0, 3.0]]), np.array([1, 0, 1])
+    ref = spec.Reference(q)
+    assert ref.value(x=x, labels=labels) == 0.75 ** 2 + 0.5 ** 2 + 3.0 ** 2
+    g, _ = ref.vjp({"x": x, "labels": labels}, np.array(1.0), "x")
+    np.testing.assert_array_equal(np.vectorize(float)(g), [[0, 1.5], [1.0, 0], [0, 6.0]])
+    assert ref.value(x=np.array([0.5, 2.0]), labels=np.array(1)) == 4.0  # a 0-d label: one row
+
+
+@pytest.mark.parametrize("layout", ["last", "first", "all"])
+def test_layout_draws(layout):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from properties.strategies import arguments
+    q = _toy(layout, labels=layout == "all")
+
+    @settings(max_examples=25, database=None, deadline=None)
+    @given(st.data())
+    def check(data):
+        a = data.draw(arguments(q))
+        shape = a["x"].shape
+        want = {"last": shape[:-1], "first": shape[1:], "all": ()}[layout]
+        assert spec.Reference(q).output_shape(a) == want
+        if layout == "all":
+            assert a["x"].size <= q.max_size and a["labels"].shape == shape[:-1]
+            assert ((0 <= a["labels"]) & (a["labels"] < shape[-1])).all()
+    check()
+
+
+def test_reference_overlap_closed_forms():
+    # independent closed forms, by hand
+    p, t = np.array([[0.5, 1.0], [0.25, 0.0]]), np.array([[1.0, 1.0], [0.0, 0.0]])
+    # I = 1.5, P = 1.75, T = 2
+    assert _ref("dice", probs=p, targets=t, smooth=0.0, squared=False) == 3.0 / 3.75
+    assert _ref("dice", probs=p, targets=t, smooth=1.0, squared=True) == 4.0 / (1.3125 + 2 + 1)
+    assert _ref("jaccard", probs=p, targets=t, smooth=0.0) == 1.5 / 2.25
+    # columns over axis 0: (p, t) = ((.5, .25), (1, 0)) and ((1, 0), (1, 0))
+    np.testing.assert_array_equal(_ref("soft_f1", probs=p, targets=t, eps=0.0), [1.0 / 1.75, 1.0])
+    z = np.zeros((2, 2))
+    assert _ref("dice", probs=z, targets=z, smooth=0.0, squared=False) == 1.0
+    assert _ref("jaccard", probs=z, targets=z, smooth=0.0) == 1.0
+    np.testing.assert_array_equal(_ref("soft_f1", probs=z, targets=z, eps=0.0), [1.0, 1.0])
+    np.testing.assert_array_equal(_ref("soft_f1", probs=z, targets=z, eps=0.5), [0.0, 0.0])
+    g, _ = spec.Reference(spec.get("dice")).vjp({"probs": z, "targets": z, "smooth": 0.0, "squared": False},
+                                                np.array(1.0), "probs")
+    assert g.shape == (2, 2) and all(v == 0 for v in g.ravel())  # empty sets: zero gradient
+    # ∂dice/∂p_ij = (2 t_ij·A − 2I)/A² with A = 3.75, I = 1.5
+    g, _ = spec.Reference(spec.get("dice")).vjp({"probs": p, "targets": t, "smooth": 0.0, "squared": False},
+                                                np.array(1.0), "probs")
+    np.testing.assert_allclose(np.vectorize(float)(g), (2 * t * 3.75 - 3.0) / 3.75 ** 2, rtol=1e-15)

@@ -72,3 +72,18 @@ BROKEN += [
     Broken("ce_log_of_softmax_jax", "cross_entropy", "jax", _CJ, "stability", "log(softmax(x)) in jax"),
     Broken("kl_swapped_jax", "kl_divergence", "jax", _CJ, "value", "KL(q‖p) in jax"),
 ]
+
+_O, _OJ = "overlap_torch", "overlap_jax"
+BROKEN += [
+    Broken("jaccard_union_no_subtract", "jaccard", "torch", _O, "value", "union Σp + Σt without subtracting Σp·t"),
+    Broken("jaccard_intersection_twice", "jaccard", "torch", _O, "claim:bounds", "Σp·t counted twice: 2I/(P + T − I) exceeds 1"),
+    Broken("soft_f1_last_axis", "soft_f1", "torch", _O, "value", "reduces over axis −1 instead of per column over axis 0"),
+    Broken("dice_no_empty_guard", "dice", "torch", _O, "value", "no guard for two empty sets: 0/0 = NaN instead of 1"),
+    Broken("dice_smooth_numerator_only", "dice", "torch", _O, "value", "smooth added to the numerator only"),
+    Broken("dice_ignores_squared", "dice", "torch", _O, "value", "squared=True computes the plain Dice"),
+    Broken("dice_seed001", "dice", "torch", _O, "claim:loss_identity",
+           "seed 001's dice_loss: Σ t·p in place of Σ p and smooth = 1, so predicting all ones scores 1"),
+    Broken("dice_accepts_negative_smooth", "dice", "torch", _O, "contract:smooth", "smooth = −1 accepted silently"),
+    Broken("dice_where_nan_grad", "dice", "jax", _OJ, "gradient", "jnp.where(den == 0, 1, num/den): NaN gradient at two empty sets"),
+    Broken("soft_f1_last_axis_jax", "soft_f1", "jax", _OJ, "value", "reduces over axis −1 in jax"),
+]
