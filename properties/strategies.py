@@ -40,6 +40,7 @@ REGIMES = ("moderate", "extreme", "masked", "claim")
 EXTRA_KINDS = {
     "shift": st.integers(-2 ** 20, 2 ** 20).map(lambda m: m / 1024.0),
     "eta": st.floats(0.01, 0.99),  # a class probability for calibration claims
+    "seed": st.integers(0, 2 ** 32 - 1),  # seeds a second random input (convexity along random pairs)
 }
 
 
@@ -198,9 +199,13 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         n = draw(st.integers(2, max_n))
     else:
         n = draw(st.integers(1, max_n))
-    batch = draw(batch_shapes())
+    if quantity.min_rows > 1:  # (other quantities keep their derandomised draws)
+        n = min(n, max(1, quantity.max_size // quantity.min_rows)) if quantity.layout == "all" else n
+        batch = draw(st.sampled_from([b for b in BATCH_SHAPES if int(np.prod(b, dtype=int)) >= quantity.min_rows]))
+    else:
+        batch = draw(batch_shapes())
     limit = quantity.max_rows if quantity.layout != "all" else quantity.max_size // n
-    while int(np.prod(batch, dtype=int)) > limit:
+    while int(np.prod(batch, dtype=int)) > limit and int(np.prod(batch[1:], dtype=int)) >= quantity.min_rows:
         batch = batch[1:]
     shape = batch + (n,)
     mask = draw(masks(shape, m.empty is not None)) if m is not None else None

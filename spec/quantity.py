@@ -254,6 +254,9 @@ class Quantity:
     layout: str = "last"
     #: layout "all": the largest number of elements the properties draw for one sample
     max_size: int = 12
+    #: the fewest rows (product of the batch shape) the properties draw: a layout-"all" sample whose
+    #: labels index its rows (lovasz_softmax) needs several rows before the order of its errors matters
+    min_rows: int = 1
 
     def __post_init__(self):
         if self.output not in ("row", "vector"):

@@ -87,3 +87,21 @@ BROKEN += [
     Broken("dice_where_nan_grad", "dice", "jax", _OJ, "gradient", "jnp.where(den == 0, 1, num/den): NaN gradient at two empty sets"),
     Broken("soft_f1_last_axis_jax", "soft_f1", "jax", _OJ, "value", "reduces over axis −1 in jax"),
 ]
+
+_LT, _LJ = "lovasz_torch", "lovasz_jax"
+BROKEN += [
+    Broken("lovasz_hinge_unsorted", "lovasz_hinge", "torch", _LT, "value", "increments taken in the unsorted order"),
+    Broken("lovasz_hinge_ascending", "lovasz_hinge", "torch", _LT, "value", "errors sorted increasingly"),
+    Broken("lovasz_hinge_ascending_concave", "lovasz_hinge", "torch", _LT, "claim:convex",
+           "errors sorted increasingly: the minimum over orders of the linear pieces, not convex"),
+    Broken("lovasz_hinge_no_relu", "lovasz_hinge", "torch", _LT, "value", "relu forgotten: negative errors count"),
+    Broken("lovasz_hinge_cumsum_off_by_one", "lovasz_hinge", "torch", _LT, "claim:jaccard_at_binary",
+           "exclusive cumsums: the increments of the set one element short"),
+    Broken("lovasz_hinge_relu_straight_through", "lovasz_hinge", "torch", _LT, "gradient",
+           "right value, relu's derivative taken as 1 at negative errors"),
+    Broken("lovasz_softmax_all_classes", "lovasz_softmax", "torch", _LT, "value",
+           "averages over all classes instead of the present ones"),
+    Broken("lovasz_softmax_ascending_jax", "lovasz_softmax", "jax", _LJ, "value", "errors sorted increasingly"),
+    Broken("lovasz_softmax_unchecked_jax", "lovasz_softmax", "jax", _LJ, "contract:probs",
+           "no validation: probabilities outside [0, 1] accepted"),
+]
