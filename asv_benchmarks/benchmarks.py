@@ -208,11 +208,21 @@ SIZE_OVERRIDES = {
 }
 
 
+#: Sizes for quantities whose rows have a fixed length (spec.quantity.FIXED_LENGTH), by
+#: argument kind: a detector scores ~10^5 box pairs per batch (e.g. 64 images × ~1500 anchors).
+KIND_SIZES = {
+    "box": {"small": (32, 4), "medium": (100_000, 4), "large": (1_000_000, 4)},
+}
+
+
 def quantity_size(quantity: str, size):
     """The (batch, n) a benchmark of ``quantity`` uses for ``size``."""
     key = size if isinstance(size, str) and size in SIZES else next(
         (k for k, v in SIZES.items() if v == parse_size(size)), None)
-    return SIZE_OVERRIDES.get(quantity, {}).get(key, parse_size(size))
+    q = _spec.QUANTITIES.get(quantity)
+    kinds = {a.kind for a in q.args} if q is not None else set()
+    by_kind = next((KIND_SIZES[k] for k in sorted(kinds) if k in KIND_SIZES), {})
+    return SIZE_OVERRIDES.get(quantity, by_kind).get(key, parse_size(size))
 
 
 def framework_of(label: str) -> str:
@@ -292,6 +302,23 @@ def implementation(quantity: str, label: str) -> Callable:
     return factory()
 
 
+def _boxes(rng, batch, first=None):
+    """float32 boxes (x1, y1, x2, y2) in a 1024×1024 image, sides log-uniform in
+    [4, 512]; with ``first``, a prediction for each of its boxes: centre jittered
+    by up to half a side, sides scaled by 2^U(−1, 1) (IoUs spread over [0, 1),
+    with ~10% of pairs disjoint)."""
+    if first is None:
+        wh = _np.exp(rng.uniform(_np.log(4), _np.log(512), size=(batch, 2)))
+        lo = rng.uniform(0, 1024 - wh)
+    else:
+        f = first.astype(_np.float64)
+        wh0 = f[:, 2:] - f[:, :2]
+        centre = (f[:, :2] + f[:, 2:]) / 2 + rng.uniform(-0.5, 0.5, size=(batch, 2)) * wh0
+        wh = wh0 * 2.0 ** rng.uniform(-1, 1, size=(batch, 2))
+        lo = centre - wh / 2
+    return _np.concatenate([lo, lo + wh], axis=-1).astype(_np.float32)
+
+
 def make_inputs(quantity: str, size) -> tuple[dict, dict]:
     """({array arg: NumPy array}, {scalar arg: Python value}) at ``size``.
 
@@ -299,7 +326,9 @@ def make_inputs(quantity: str, size) -> tuple[dict, dict]:
     normal, ``simplex`` a softmax of one, ``unit`` uniform in [0, 1] with a
     quarter of the entries exactly 0 or 1, ``sign`` ±1; integer ones int64:
     ``binary`` 0/1 with a positive and a negative per row, ``label`` and
-    ``target`` class indices of shape (batch,).  ``positive`` takes its
+    ``target`` class indices of shape (batch,); ``box`` (batch, 4) boxes, a
+    second box argument predictions near the first (:func:`_boxes`; sizes from
+    :data:`KIND_SIZES`).  ``positive`` takes its
     default (else 1.0), ``count`` min(5, n)."""
     batch, n = parse_size(quantity_size(quantity, size))
     q = _spec.QUANTITIES[quantity]
@@ -324,6 +353,9 @@ def make_inputs(quantity: str, size) -> tuple[dict, dict]:
             arrays[a.name] = b
         elif a.kind in ("label", "target"):
             arrays[a.name] = rng.integers(0, n, size=(batch,), dtype=_np.int64)
+        elif a.kind == "box":
+            first = next((arrays[b.name] for b in q.args if b.kind == "box" and b.name in arrays), None)
+            arrays[a.name] = _boxes(rng, batch, first)
         elif a.kind == "positive":
             consts[a.name] = 1.0 if a.required else a.default
         elif a.kind == "count":

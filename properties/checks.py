@@ -230,8 +230,8 @@ def check_value(target, case, *, jit=False):
 def check_gradient(target, case):
     """Vector-Jacobian products w.r.t. every argument the contract differentiates."""
     q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
-    if q.differentiable is not None:
-        assume(q.differentiable(**args))
+    if q.differentiable is not None and not q.differentiable(**args):
+        return check_gradient_finite(target, case)
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
     worst = None
@@ -253,6 +253,29 @@ def check_gradient(target, case):
             return out
         worst = out if worst is None or out.max_ulps > worst.max_ulps else worst
     return worst if worst is not None else Outcome(True)
+
+
+def check_gradient_finite(target, case):
+    """At an input where the quantity is not differentiable (a kink, a tie, a
+    degenerate box) no reference gradient exists, but the implementation's
+    vector-Jacobian product must still be finite: never NaN, never ±inf."""
+    q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
+    fw = frameworks.get(target.framework)
+    for wrt in (a.name for a in q.grad_args):
+        if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
+            continue
+        native = _native_args(target, args, dtype)
+        try:
+            g = fw.numpy(fw.vjp(lambda **kw: call(target, kw), native, wrt, fw.array(w, dtype, target.device)))
+            fw.synchronize(target.device)
+        except Exception as e:
+            return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
+        if not np.isfinite(g).all():
+            i = tuple(int(t) for t in np.argwhere(~np.isfinite(g))[0])
+            return Outcome(False, math.inf, 0.0,
+                           f"gradient d/d{wrt} at a non-differentiable input: {g[i]!r} at index {i} (must be finite)",
+                           "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt), _inputs_text(q, args))
+    return Outcome(True)
 
 
 def check_value_and_gradient(target, case):
@@ -318,7 +341,7 @@ def _claim_check(claim):
 
 # -- contract ---------------------------------------------------------------------------
 def _valid_example(q):
-    """A small valid input (batch 2, n = 3) for the contract checks."""
+    """A small valid input (batch 2, n = 3; boxes n = 4) for the contract checks."""
     examples = {
         "vector": np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5]]),
         "simplex": np.array([[0.25, 0.25, 0.5], [0.5, 0.25, 0.25]]),
@@ -327,6 +350,7 @@ def _valid_example(q):
         "binary": np.array([[1, 0, 1], [0, 1, 0]], dtype=np.int64),
         "label": np.array([0, 2], dtype=np.int64),
         "target": np.array([0, 2], dtype=np.int64),
+        "box": np.array([[0.0, 0.0, 2.0, 1.0], [1.0, -1.0, 3.0, 4.0]]),
         "positive": 1.0,
         "count": 1,
     }
@@ -361,6 +385,11 @@ def _bad_value(target, arg, bad, args):
         return fw.array(np.zeros(np.shape(v)), "float32", target.device), f"{arg} = 0 (labels are -1 or +1)"
     if bad == "value 2":
         return fw.int_array(np.full(np.shape(v), 2, dtype=np.int64), target.device), f"{arg} = 2 (labels are 0 or 1)"
+    if bad in ("x2 < x1", "y2 < y1"):  # a box with its corners' coordinates swapped on one axis
+        k = 0 if bad == "x2 < x1" else 1
+        w = np.array(v, dtype=np.float64)
+        w[..., [k, k + 2]] = w[..., [k + 2, k]]
+        return fw.array(w, "float32", target.device), f"{arg} with {bad} in every row"
     if bad == "no positive":
         return fw.int_array(np.zeros(np.shape(v), dtype=np.int64), target.device), f"{arg} with no positive in a row"
     if bad == "no negative":

@@ -12,6 +12,12 @@ Regimes:
 - ``masked``: moderate values with -inf entries, whole rows included.
 - ``claim``: float64 values on a dyadic grid (multiples of 2^-10, |x| ≤ 2^10)
   with distinct entries per row, so shifts by grid values are exact.
+
+Boxes (kind ``box``, rows (x1, y1, x2, y2)): moderate coordinates |x| ≤ 64 with
+widths and heights in [1, 64]; extreme coordinates and lengths anywhere in the
+dtype's range, a quarter of the widths/heights exactly 0 (degenerate boxes);
+claim boxes on the dyadic grid with positive lengths.  A second box argument
+is drawn in relation to the first (see ``BOX_RELATIONS``).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ REGIMES = ("moderate", "extreme", "masked", "claim")
 #: extra draws a numerical claim may ask for (NumericalClaim.extra)
 EXTRA_KINDS = {
     "shift": st.integers(-2 ** 20, 2 ** 20).map(lambda m: m / 1024.0),
+    "power_of_two": st.integers(-8, 8).map(lambda e: 2.0 ** e),  # an exact scale factor
     "eta": st.floats(0.01, 0.99),  # a class probability for calibration claims
 }
 
@@ -165,6 +172,86 @@ def cotangents(shape, dtype):
     return st.lists(st.floats(-2, 2), min_size=n, max_size=n).map(make)
 
 
+#: How a second box argument relates to the first, row by row.  "independent"
+#: first (Hypothesis shrinks towards it); "identical" and "touching" produce
+#: exact ties (kinks: the gradient property checks only finiteness there).
+BOX_RELATIONS = ("independent", "identical", "inside", "around", "disjoint", "touching")
+
+
+def _box_scale(regime, dtype):
+    """(coordinate, nonnegative length) strategies of a regime, as float64."""
+    if regime == "extreme":
+        m = max_finite(dtype)
+        return (st.floats(-m, m, allow_nan=False, allow_infinity=False, width=64),
+                st.floats(0, m, allow_nan=False, allow_infinity=False, width=64))
+    if regime == "claim":  # the dyadic grid: coordinates, differences and areas stay exact in float64
+        return (st.integers(-2 ** 20, 2 ** 20).map(lambda v: v / 1024.0),
+                st.integers(1, 2 ** 20).map(lambda v: v / 1024.0))
+    # moderate: lengths ≥ 1 stay > 0 after rounding coordinates ≤ 128 to bfloat16 (spacing ≤ 1)
+    return st.floats(-64, 64, allow_nan=False, allow_infinity=False), st.floats(1, 64)
+
+
+def _clip(v, dtype):
+    m = max_finite(dtype)
+    return min(max(v, -m), m)
+
+
+@st.composite
+def _box(draw, regime, dtype):
+    """One box (x1, y1, x2, y2) exact in ``dtype``; degenerate (zero width and/or
+    height) only in the extreme regime."""
+    coord, length = _box_scale(regime, dtype)
+    out = []
+    for _ in range(2):
+        lo = float(round_to(draw(coord), dtype))
+        w = 0.0 if regime == "extreme" and draw(st.integers(0, 3)) == 0 else draw(length)
+        out.append((lo, float(round_to(_clip(lo + w, dtype), dtype))))
+    (x1, x2), (y1, y2) = out
+    return [x1, y1, x2, y2]
+
+
+@st.composite
+def _related_box(draw, first, relation, regime, dtype):
+    """A box in ``relation`` to ``first``."""
+    coord, length = _box_scale(regime, dtype)
+    if relation == "independent":
+        return draw(_box(regime, dtype))
+    if relation == "identical":
+        return list(first)
+    out = [0.0] * 4
+    axis = draw(st.integers(0, 1))  # the axis on which disjoint / touching boxes are apart
+    for k in range(2):
+        lo, hi = first[k], first[k + 2]
+        if relation == "inside" or (relation in ("disjoint", "touching") and k != axis):
+            t = sorted(draw(st.floats(0, 1)) for _ in range(2))
+            ends = [min(max(lo * (1 - u) + hi * u, lo), hi) for u in t]  # no overflow, stays in [lo, hi]
+        elif relation == "around":
+            ends = [lo - draw(length), hi + draw(length)]
+        else:  # apart along this axis, on either side; "touching" shares the edge exactly
+            gap = 0.0 if relation == "touching" else draw(length)
+            w = draw(length)
+            ends = [hi + gap, hi + gap + w] if draw(st.booleans()) else [lo - gap - w, lo - gap]
+        ends = [float(round_to(_clip(e, dtype), dtype)) for e in ends]
+        out[k], out[k + 2] = min(ends), max(ends)
+    return out
+
+
+@st.composite
+def box_arrays(draw, batch, regime="moderate", dtype="float64", relative_to=None):
+    """Boxes of shape batch + (4,), exact in ``dtype``.  With ``relative_to`` (the
+    first box argument) each row is drawn in one of ``BOX_RELATIONS`` to that
+    row: one relation for the whole array or one per row."""
+    rows = int(np.prod(batch, dtype=int))
+    if relative_to is None:
+        out = [draw(_box(regime, dtype)) for _ in range(rows)]
+    else:
+        first = np.asarray(relative_to).reshape(rows, 4)
+        shared = draw(st.one_of(st.none(), st.sampled_from(BOX_RELATIONS)))
+        out = [draw(_related_box(list(first[i]), shared or draw(st.sampled_from(BOX_RELATIONS)), regime, dtype))
+               for i in range(rows)]
+    return np.array(out, dtype=np.float64).reshape(batch + (4,))
+
+
 @st.composite
 def arguments(draw, quantity, regime="moderate", dtype="float64"):
     """Keyword arguments for ``quantity`` (NumPy float64 / int64 arrays, Python scalars).
@@ -177,7 +264,9 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
     max_n = quantity.max_n
     if any(a.kind == "count" for a in quantity.args):
         max_n = min(max_n, 5)  # recursion depth bounds the reference's size
-    if any(a.kind == "binary" for a in quantity.args):
+    if quantity.fixed_length is not None:
+        n = quantity.fixed_length
+    elif any(a.kind == "binary" for a in quantity.args):
         n = draw(st.integers(2, max_n))
     else:
         n = draw(st.integers(1, max_n))
@@ -205,6 +294,9 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         elif a.kind == "target":
             zeros = mask if m is not None and a.name == m.weights else None
             v = draw(st.one_of(labels(batch, n, zeros), simplex_arrays(shape, dtype, zeros=zeros)))
+        elif a.kind == "box":
+            first = next((args[b.name] for b in quantity.args if b.kind == "box" and b.name in args), None)
+            v = draw(box_arrays(batch, "moderate" if regime == "masked" else regime, dtype, relative_to=first))
         elif a.kind == "positive":
             v = draw(positives("moderate" if regime == "masked" else regime, dtype))
         else:  # count
