@@ -1,0 +1,242 @@
+"""The IoU family for axis-aligned boxes in PyTorch (catalogue section 5, seed 001).
+
+Boxes are rows ``(x1, y1, x2, y2)`` with ``x1 <= x2`` and ``y1 <= y2`` in
+continuous coordinates (no "+1 pixel" in widths). For boxes ``a``, ``b`` with
+intersection ``a & b``, union ``a | b``, smallest enclosing box ``C`` of
+width ``W`` and height ``H``, centre distance ``rho`` and ``c^2 = W^2 + H^2``:
+
+    box_iou = |a & b| / |a | b|
+    giou    = IoU - |C \\ (a | b)| / |C|                 (Rezatofighi et al., CVPR 2019)
+    diou    = IoU - rho^2 / c^2                          (Zheng et al., AAAI 2020)
+    ciou    = DIoU - alpha v,  v = (4/pi^2)(atan(w_b/h_b) - atan(w_a/h_a))^2,
+              alpha = v / ((1 - IoU) + v), a constant in the gradient (Zheng et al.)
+
+Losses are ``1 - value``.
+
+Conventions shared by every function here:
+
+* ``a`` and ``b`` are floating tensors of shapes ``(..., 4)`` that broadcast
+  against each other; the result has the broadcast batch shape. float16 and
+  bfloat16 are computed in float32 and cast back: the output dtype is the
+  promoted dtype of ``a`` and ``b``.
+* Degenerate boxes (zero width or height) are outside the catalogue's domain;
+  here they give finite values and finite gradients: IoU = 0 when the union
+  has zero area, the GIoU penalty is 0 when ``|C| = 0``, the DIoU penalty is 0
+  when ``c = 0``, the aspect angle is ``atan2(w, h)`` (pi/2 for a flat box, 0
+  for a point) and alpha = 0 where ``(1 - IoU) + v = 0`` (``a = b``). Every
+  0/0 is avoided by a ``where`` whose other branch sees a safe denominator,
+  so no NaN reaches the backward pass either.
+* Bad input raises ``ValueError`` naming the argument: not a floating tensor,
+  last axis not of length 4, shapes that do not broadcast, or (CPU tensors
+  only; skipped elsewhere to avoid a device synchronisation) ``x2 < x1`` or
+  ``y2 < y1`` in some box.
+
+Stability: the textbook formulas overflow (areas of boxes at ``|x| ~ 1e20``
+in float32), underflow (areas of tiny boxes) and lose the intersection of
+thin boxes.  Here each axis is first scaled by a power of two (exact) that
+brings its largest coordinate into [0.5, 1), so every difference of
+coordinates is correctly rounded and cannot overflow. IoU is computed as
+``1 / (|a|/|a & b| + |b|/|a & b| - 1)`` from ratios of lengths on each axis
+(``w_a/i_w``, ...), which are scale free, >= 1 and never underflow when the
+intersection is tiny next to the boxes; GIoU's ``|a | b|/|C|`` from ratios
+``w/W`` and ``h/H`` in [0, 1]; DIoU's ``rho^2/c^2`` and CIoU's angles after
+rescaling both axes to the common scale of ``W, H`` (resp. ``w, h``) by
+powers of two, so that the larger of the two lies in [0.5, 1). Scale
+factors are computed without gradient (they are exact constants).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+__all__ = ["box_iou", "giou", "diou", "ciou"]
+
+_HALF = (torch.float16, torch.bfloat16)
+_LOW = -(1 << 20)  # the exponent of a zero length
+_BIAS = {torch.float32: 127, torch.float64: 1023}  # exponent bias = largest exponent
+
+
+def _check_boxes(x, name: str) -> None:
+    if not isinstance(x, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor of boxes (..., 4), got {type(x).__name__}")
+    if not x.is_floating_point():
+        raise ValueError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
+    if x.ndim < 1 or x.shape[-1] != 4:
+        raise ValueError(f"{name} must have shape (..., 4) (x1, y1, x2, y2), got {tuple(x.shape)}")
+    if x.device.type == "cpu" and x.numel():
+        for k, axis in ((0, "x"), (1, "y")):
+            if bool((x[..., k + 2] < x[..., k]).any()):
+                raise ValueError(f"{name} has boxes with {axis}2 < {axis}1 (boxes are (x1, y1, x2, y2), "
+                                 f"x1 <= x2, y1 <= y2)")
+
+
+def _prepare(a, b):
+    _check_boxes(a, "a")
+    _check_boxes(b, "b")
+    out_dtype = torch.promote_types(a.dtype, b.dtype)
+    dtype = torch.float32 if out_dtype in _HALF else out_dtype
+    a = a.to(dtype)
+    b = b.to(device=a.device, dtype=dtype)
+    try:
+        a, b = torch.broadcast_tensors(a, b)
+    except RuntimeError as e:
+        raise ValueError(f"b of shape {tuple(b.shape)} does not broadcast against a of shape {tuple(a.shape)}") from e
+    return a, b, out_dtype
+
+
+def _pow2(k: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """2**k exactly for an integer tensor k, built from its bits (k clamped to the normal range)."""
+    bias = _BIAS[dtype]
+    bits, shift = (torch.int32, 23) if dtype == torch.float32 else (torch.int64, 52)
+    return ((k.clamp(1 - bias, bias).to(bits) + bias) << shift).view(dtype)
+
+
+def _scaled(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """x * 2**k, exact unless the result is subnormal; two factors, so |k| may reach twice the
+    largest exponent (beyond that the result is 0 or, for |x| <= 2, irrelevant)."""
+    bias = _BIAS[x.dtype]
+    k = k.clamp(-2 * bias, 2 * bias)
+    k1 = torch.div(k, 2, rounding_mode="floor")
+    return x * _pow2(k1, x.dtype) * _pow2(k - k1, x.dtype)
+
+
+def _exponent(x: torch.Tensor) -> torch.Tensor:
+    """e with |x| = m 2^e, m in [0.5, 1); _LOW for x = 0."""
+    _, e = torch.frexp(x)
+    return torch.where(x != 0, e, _LOW)
+
+
+def _axes(a, b):
+    """Per axis: the coordinates of a and b scaled by 2^-E (largest |coordinate| in [0.5, 1)) and E."""
+    out = []
+    for k in (0, 1):
+        with torch.no_grad():
+            e = _exponent(torch.maximum(a[..., k::2].abs().amax(-1), b[..., k::2].abs().amax(-1)))
+            e = torch.where(e == _LOW, 0, e)  # all coordinates 0: no scaling
+        out.append((_scaled(a[..., k], -e), _scaled(a[..., k + 2], -e), _scaled(b[..., k], -e),
+                    _scaled(b[..., k + 2], -e), e))
+    return out
+
+
+def _common(u, eu, v, ev):
+    """Lists u (true values u * 2^eu) and v (v * 2^ev) rescaled by powers of two to one common
+    scale, at which the larger of u[0], v[0] lies in [0.5, 1) (both 0: unchanged)."""
+    with torch.no_grad():
+        ku = torch.where(u[0] != 0, _exponent(u[0]) + eu, _LOW)
+        kv = torch.where(v[0] != 0, _exponent(v[0]) + ev, _LOW)
+        k = torch.maximum(ku, kv)
+        k = torch.where(k == _LOW, torch.maximum(eu, ev), k)
+    return [_scaled(t, eu - k) for t in u], [_scaled(t, ev - k) for t in v]
+
+
+def _terms(a, b, want):
+    """The quantities in ``want`` ("iou", "giou", "rho2c2", "v") for broadcast boxes a, b."""
+    (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b)
+    wa, ha, wb, hb = ax2 - ax1, ay2 - ay1, bx2 - bx1, by2 - by1
+    iw = torch.minimum(ax2, bx2) - torch.maximum(ax1, bx1)
+    ih = torch.minimum(ay2, by2) - torch.maximum(ay1, by1)
+    W = torch.maximum(ax2, bx2) - torch.minimum(ax1, bx1)
+    H = torch.maximum(ay2, by2) - torch.minimum(ay1, by1)
+    one = torch.ones_like(W)
+    out = {}
+    # IoU = 1 / (|a|/|a & b| + |b|/|a & b| - 1); 0 where the intersection is empty (also a 0/0 union)
+    meet = (iw > 0) & (ih > 0)
+    iw_s, ih_s = torch.where(meet, iw, one), torch.where(meet, ih, one)
+    ra = (wa / iw_s) * (ha / ih_s)
+    rb = (wb / iw_s) * (hb / ih_s)
+    iou = torch.where(meet, 1 / (ra + rb - 1), torch.zeros_like(W))
+    out["iou"] = iou
+    if "giou" in want:
+        # |C \ (a | b)| / |C| = 1 - |a | b|/|C|, with |a|/|C| = (w_a/W)(h_a/H) in [0, 1]; 0 where |C| = 0
+        flat = (W == 0) | (H == 0)
+        W_s, H_s = torch.where(flat, one, W), torch.where(flat, one, H)
+        ix, iy = iw.clamp(min=0) / W_s, ih.clamp(min=0) / H_s
+        union = (wa / W_s) * (ha / H_s) + (wb / W_s) * (hb / H_s) - ix * iy
+        out["giou"] = iou - torch.where(flat, torch.zeros_like(W), 1 - union)
+    if "rho2c2" in want:
+        dx = ((ax1 - bx1) + (ax2 - bx2)) / 2
+        dy = ((ay1 - by1) + (ay2 - by2)) / 2
+        (Wc, dxc), (Hc, dyc) = _common([W, dx], ex, [H, dy], ey)
+        c2 = Wc * Wc + Hc * Hc
+        point = c2 == 0
+        out["rho2c2"] = torch.where(point, torch.zeros_like(c2), (dxc * dxc + dyc * dyc) / torch.where(point, one, c2))
+    if "v" in want:
+        def angle(w, h):  # atan2(w, h) at a common scale; 0 for a point, with a zero gradient
+            (wc,), (hc,) = _common([w], ex, [h], ey)
+            pt = (wc == 0) & (hc == 0)
+            return torch.where(pt, torch.zeros_like(wc), torch.atan2(torch.where(pt, one, wc), torch.where(pt, one, hc)))
+        out["v"] = (4 / math.pi ** 2) * (angle(wb, hb) - angle(wa, ha)) ** 2
+    return out
+
+
+def box_iou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Intersection over union ``|a & b| / |a | b|`` of box pairs (catalogue 5).
+
+    Args:
+        a, b: floating tensors of boxes ``(x1, y1, x2, y2)``, shapes ``(..., 4)``
+            that broadcast; float16, bfloat16, float32 or float64, any device.
+
+    Returns:
+        Tensor of the broadcast batch shape and the promoted dtype; values in
+        [0, 1], 1 at ``a = b``, 0 for disjoint (or touching) boxes, whose
+        gradient is exactly 0 there. The loss is ``1 - box_iou``.
+
+    Computed as ``1 / (|a|/|a & b| + |b|/|a & b| - 1)`` from per-axis length
+    ratios after exact power-of-two scaling (see the module docstring); 0
+    where the intersection is empty, including degenerate pairs.
+
+    Raises:
+        ValueError: see the module docstring.
+    """
+    a, b, out_dtype = _prepare(a, b)
+    return _terms(a, b, ())["iou"].to(out_dtype)
+
+
+def giou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Generalized IoU ``IoU - |C \\ (a | b)| / |C|`` (Rezatofighi et al., CVPR 2019).
+
+    ``C`` is the smallest box enclosing ``a`` and ``b``. Values lie in
+    (-1, 1]; GIoU = IoU when one box contains the other, and unlike IoU its
+    gradient does not vanish for disjoint boxes. Shapes, dtypes and errors as
+    :func:`box_iou`. The penalty is formed as ``1 - |a | b|/|C|`` from
+    ratios ``w/W``, ``h/H`` in [0, 1] (no overflow or underflow of areas);
+    it is 0 where ``|C| = 0`` (a degenerate pair).
+    """
+    a, b, out_dtype = _prepare(a, b)
+    return _terms(a, b, ("giou",))["giou"].to(out_dtype)
+
+
+def diou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Distance IoU ``IoU - rho^2 / c^2`` (Zheng et al., AAAI 2020).
+
+    ``rho`` is the distance between the box centres, ``c`` the diagonal of the
+    smallest enclosing box. Values lie in [-1, 1], DIoU <= IoU. Shapes, dtypes
+    and errors as :func:`box_iou`. ``rho^2/c^2`` is formed after rescaling both
+    axes to a common power-of-two scale (the larger of W, H in [0.5, 1)), with
+    centre offsets as sums of coordinate differences; 0 where ``c = 0``.
+    """
+    a, b, out_dtype = _prepare(a, b)
+    t = _terms(a, b, ("rho2c2",))
+    return (t["iou"] - t["rho2c2"]).to(out_dtype)
+
+
+def ciou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Complete IoU ``DIoU - alpha v`` (Zheng et al., AAAI 2020).
+
+    ``v = (4/pi^2)(atan(w_b/h_b) - atan(w_a/h_a))^2`` measures the difference
+    of aspect ratios and ``alpha = v / ((1 - IoU) + v)`` weighs it; as in the
+    paper, alpha is a constant in the gradient (computed under
+    ``torch.no_grad``). The angles are ``atan2(w, h)`` of each box's lengths
+    at a common power-of-two scale (pi/2 for a flat box, 0 with a zero
+    gradient for a point); alpha = 0 where ``(1 - IoU) + v = 0`` (``a = b``).
+    Shapes, dtypes and errors as :func:`box_iou`.
+    """
+    a, b, out_dtype = _prepare(a, b)
+    t = _terms(a, b, ("rho2c2", "v"))
+    v = t["v"]
+    with torch.no_grad():
+        den = (1 - t["iou"]) + v
+        alpha = torch.where(den > 0, v / torch.where(den > 0, den, torch.ones_like(den)), torch.zeros_like(den))
+    return (t["iou"] - t["rho2c2"] - alpha * v).to(out_dtype)
