@@ -40,10 +40,12 @@ Stability: the textbook formulas overflow (areas of boxes at ``|x| ~ 1e20``
 in float32), underflow (areas of tiny boxes) and lose the intersection of
 thin boxes.  Here each axis is first scaled by a power of two (exact) that
 brings its largest coordinate into [0.5, 1), so every difference of
-coordinates is correctly rounded and cannot overflow. IoU is computed as
-``1 / (|a|/|a & b| + |b|/|a & b| - 1)`` from ratios of lengths on each axis,
-which are scale free, >= 1 and never underflow when the intersection is tiny
-next to the boxes; GIoU's ``|a | b|/|C|`` from ratios ``w/W`` and ``h/H`` in
+coordinates is correctly rounded and cannot overflow. IoU's areas are
+divided by the power of two 2^k of the larger box's area, each product of
+two lengths formed as ``(x 2^-k1)(y 2^-k2)`` with ``k1 + k2 = k``, so that
+the union is >= 1/4 and no area overflows or underflows unless it is
+negligible (two thin boxes crossing each other keep their tiny IoU, and
+the backward pass meets no ``inf``); GIoU's ``|a | b|/|C|`` from ratios ``w/W`` and ``h/H`` in
 [0, 1]; DIoU's ``rho^2/c^2`` and CIoU's angles after rescaling both axes to
 the common scale of ``W, H`` (resp. ``w, h``) by powers of two, so that the
 larger of the two lies in [0.5, 1). Scale factors are constants
@@ -144,12 +146,21 @@ def _terms(a, b, want):
     ih = jnp.minimum(ay2, by2) - jnp.maximum(ay1, by1)
     W = jnp.maximum(ax2, bx2) - jnp.minimum(ax1, bx1)
     H = jnp.maximum(ay2, by2) - jnp.minimum(ay1, by1)
-    # IoU = 1 / (|a|/|a & b| + |b|/|a & b| - 1); 0 where the intersection is empty (also a 0/0 union)
+    # IoU = |a & b| / |a | b| with every area divided by 2^k, k the exponent of the larger of
+    # |a|, |b|: then |a | b| / 2^k >= 1/4, and a product x y 2^-k is formed as (x 2^-k1)(y 2^-k2)
+    # (k1 + k2 = k), which neither overflows nor underflows unless it is negligible; 0 where the
+    # intersection is empty (also a 0/0 union)
     meet = (iw > 0) & (ih > 0)
-    iw_s, ih_s = jnp.where(meet, iw, 1), jnp.where(meet, ih, 1)
-    ra = (wa / iw_s) * (ha / ih_s)
-    rb = (wb / iw_s) * (hb / ih_s)
-    out = {"iou": _safe_div(1, ra + rb - 1, meet)}
+    k = jnp.maximum(_exponent(wa) + _exponent(ha), _exponent(wb) + _exponent(hb))
+    k = jnp.where(k < _LOW // 2, 0, k)
+    k1 = k // 2
+
+    def area(x, y):
+        return _scaled(x, -k1) * _scaled(y, k1 - k)
+
+    inter = area(jnp.maximum(iw, 0), jnp.maximum(ih, 0))
+    union = area(wa, ha) + area(wb, hb) - inter
+    out = {"iou": _safe_div(inter, union, meet)}
     if "giou" in want:
         # |C \ (a | b)| / |C| = 1 - |a | b|/|C|, with |a|/|C| = (w_a/W)(h_a/H) in [0, 1]; 0 where |C| = 0
         full = (W > 0) & (H > 0)
@@ -184,9 +195,8 @@ def box_iou(a, b):
         [0, 1], 1 at ``a = b``, 0 for disjoint (or touching) boxes, whose
         gradient is exactly 0 there. The loss is ``1 - box_iou``.
 
-    Computed as ``1 / (|a|/|a & b| + |b|/|a & b| - 1)`` from per-axis length
-    ratios after exact power-of-two scaling (see the module docstring); 0
-    where the intersection is empty, including degenerate pairs.
+    Areas are formed after exact power-of-two scaling (see the module
+    docstring); 0 where the intersection is empty, including degenerate pairs.
 
     Raises:
         ValueError: see the module docstring.

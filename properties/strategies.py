@@ -247,7 +247,7 @@ def box_arrays(draw, batch, regime="moderate", dtype="float64", relative_to=None
     else:
         first = np.asarray(relative_to).reshape(rows, 4)
         shared = draw(st.one_of(st.none(), st.sampled_from(BOX_RELATIONS)))
-        out = [draw(_related_box(list(first[i]), shared or draw(st.sampled_from(BOX_RELATIONS)), regime, dtype))
+        out = [draw(_related_box([float(t) for t in first[i]], shared or draw(st.sampled_from(BOX_RELATIONS)), regime, dtype))
                for i in range(rows)]
     return np.array(out, dtype=np.float64).reshape(batch + (4,))
 
