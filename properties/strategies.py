@@ -27,7 +27,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from .dtypes import max_finite, round_to
+from .dtypes import max_finite, round_to, tiny
 
 MAX_N = 6
 REGIMES = ("moderate", "extreme", "masked", "claim")
@@ -173,17 +173,22 @@ def cotangents(shape, dtype):
 
 
 #: How a second box argument relates to the first, row by row.  "independent"
-#: first (Hypothesis shrinks towards it); "identical" and "touching" produce
-#: exact ties (kinks: the gradient property checks only finiteness there).
-BOX_RELATIONS = ("independent", "identical", "inside", "around", "disjoint", "touching")
+#: first (Hypothesis shrinks towards it).  An array is drawn either *generic*
+#: (relations without exact ties, interior fractions, no degenerate box: the
+#: gradient is compared with the reference) or *special* (every relation,
+#: shared edges, identical and touching boxes, and — in the extreme regime —
+#: zero widths and heights: kinks and degenerate boxes, where values are
+#: compared and gradients must be finite).
+GENERIC_RELATIONS = ("independent", "inside", "around", "disjoint")
+BOX_RELATIONS = GENERIC_RELATIONS + ("identical", "touching")
 
 
 def _box_scale(regime, dtype):
-    """(coordinate, nonnegative length) strategies of a regime, as float64."""
+    """(coordinate, positive length) strategies of a regime, as float64."""
     if regime == "extreme":
         m = max_finite(dtype)
         return (st.floats(-m, m, allow_nan=False, allow_infinity=False, width=64),
-                st.floats(0, m, allow_nan=False, allow_infinity=False, width=64))
+                st.floats(0, m, exclude_min=True, allow_nan=False, allow_infinity=False, width=64))
     if regime == "claim":  # the dyadic grid: coordinates, differences and areas stay exact in float64
         return (st.integers(-2 ** 20, 2 ** 20).map(lambda v: v / 1024.0),
                 st.integers(1, 2 ** 20).map(lambda v: v / 1024.0))
@@ -196,34 +201,47 @@ def _clip(v, dtype):
     return min(max(v, -m), m)
 
 
+def _interval(lo, w, dtype, positive):
+    """[lo, lo + w] rounded to ``dtype``; with ``positive`` widened (downwards at the top of
+    the range) until its length survives the rounding."""
+    lo = float(round_to(lo, dtype))
+    hi = float(round_to(_clip(lo + w, dtype), dtype))
+    while positive and hi <= lo:
+        w = max(2 * w, abs(lo) * 2.0 ** -5, 4 * tiny(dtype))
+        hi = float(round_to(_clip(lo + w, dtype), dtype))
+        if hi <= lo:
+            lo = float(round_to(_clip(hi - w, dtype), dtype))
+    return lo, hi
+
+
 @st.composite
-def _box(draw, regime, dtype):
+def _box(draw, regime, dtype, special):
     """One box (x1, y1, x2, y2) exact in ``dtype``; degenerate (zero width and/or
-    height) only in the extreme regime."""
+    height) only in special arrays of the extreme regime."""
     coord, length = _box_scale(regime, dtype)
     out = []
     for _ in range(2):
-        lo = float(round_to(draw(coord), dtype))
-        w = 0.0 if regime == "extreme" and draw(st.integers(0, 3)) == 0 else draw(length)
-        out.append((lo, float(round_to(_clip(lo + w, dtype), dtype))))
+        zero = special and regime == "extreme" and draw(st.integers(0, 3)) == 0
+        out.append(_interval(draw(coord), 0.0 if zero else draw(length), dtype, positive=not special))
     (x1, x2), (y1, y2) = out
     return [x1, y1, x2, y2]
 
 
 @st.composite
-def _related_box(draw, first, relation, regime, dtype):
+def _related_box(draw, first, relation, regime, dtype, special):
     """A box in ``relation`` to ``first``."""
     coord, length = _box_scale(regime, dtype)
     if relation == "independent":
-        return draw(_box(regime, dtype))
+        return draw(_box(regime, dtype, special))
     if relation == "identical":
         return list(first)
+    fractions = st.floats(0, 1) if special else st.floats(1 / 64, 63 / 64)
     out = [0.0] * 4
     axis = draw(st.integers(0, 1))  # the axis on which disjoint / touching boxes are apart
     for k in range(2):
         lo, hi = first[k], first[k + 2]
         if relation == "inside" or (relation in ("disjoint", "touching") and k != axis):
-            t = sorted(draw(st.floats(0, 1)) for _ in range(2))
+            t = sorted(draw(fractions) for _ in range(2))
             ends = [min(max(lo * (1 - u) + hi * u, lo), hi) for u in t]  # no overflow, stays in [lo, hi]
         elif relation == "around":
             ends = [lo - draw(length), hi + draw(length)]
@@ -231,24 +249,28 @@ def _related_box(draw, first, relation, regime, dtype):
             gap = 0.0 if relation == "touching" else draw(length)
             w = draw(length)
             ends = [hi + gap, hi + gap + w] if draw(st.booleans()) else [lo - gap - w, lo - gap]
-        ends = [float(round_to(_clip(e, dtype), dtype)) for e in ends]
-        out[k], out[k + 2] = min(ends), max(ends)
+        ends = sorted(float(round_to(_clip(e, dtype), dtype)) for e in ends)
+        out[k], out[k + 2] = _interval(ends[0], ends[1] - ends[0], dtype, positive=not special) if not special \
+            else (ends[0], ends[1])
     return out
 
 
 @st.composite
-def box_arrays(draw, batch, regime="moderate", dtype="float64", relative_to=None):
+def box_arrays(draw, batch, regime="moderate", dtype="float64", relative_to=None, special=None):
     """Boxes of shape batch + (4,), exact in ``dtype``.  With ``relative_to`` (the
-    first box argument) each row is drawn in one of ``BOX_RELATIONS`` to that
-    row: one relation for the whole array or one per row."""
+    first box argument) each row is drawn in a relation to that row: one
+    relation for the whole array or one per row.  ``special`` (drawn when
+    None): see GENERIC_RELATIONS."""
+    special = draw(st.booleans()) if special is None else special
+    relations = BOX_RELATIONS if special else GENERIC_RELATIONS
     rows = int(np.prod(batch, dtype=int))
     if relative_to is None:
-        out = [draw(_box(regime, dtype)) for _ in range(rows)]
+        out = [draw(_box(regime, dtype, special)) for _ in range(rows)]
     else:
         first = np.asarray(relative_to).reshape(rows, 4)
-        shared = draw(st.one_of(st.none(), st.sampled_from(BOX_RELATIONS)))
-        out = [draw(_related_box([float(t) for t in first[i]], shared or draw(st.sampled_from(BOX_RELATIONS)), regime, dtype))
-               for i in range(rows)]
+        shared = draw(st.one_of(st.none(), st.sampled_from(relations)))
+        out = [draw(_related_box([float(t) for t in first[i]], shared or draw(st.sampled_from(relations)),
+                                 regime, dtype, special)) for i in range(rows)]
     return np.array(out, dtype=np.float64).reshape(batch + (4,))
 
 
@@ -275,6 +297,7 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         batch = batch[1:]
     shape = batch + (n,)
     mask = draw(masks(shape, m.empty is not None)) if m is not None else None
+    special = None  # box arguments: generic or special (see box_arrays), shared by all of them
     for a in quantity.args:
         masked_here = m is not None and a.name == m.arg
         if a.kind == "vector":
@@ -296,7 +319,10 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
             v = draw(st.one_of(labels(batch, n, zeros), simplex_arrays(shape, dtype, zeros=zeros)))
         elif a.kind == "box":
             first = next((args[b.name] for b in quantity.args if b.kind == "box" and b.name in args), None)
-            v = draw(box_arrays(batch, "moderate" if regime == "masked" else regime, dtype, relative_to=first))
+            if first is None:
+                special = draw(st.booleans())
+            v = draw(box_arrays(batch, "moderate" if regime == "masked" else regime, dtype, relative_to=first,
+                                special=special))
         elif a.kind == "positive":
             v = draw(positives("moderate" if regime == "masked" else regime, dtype))
         else:  # count
