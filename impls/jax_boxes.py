@@ -45,8 +45,12 @@ divided by the power of two 2^k of the larger box's area, each product of
 two lengths formed as ``(x 2^-k1)(y 2^-k2)`` with ``k1 + k2 = k``, so that
 the union is >= 1/4 and no area overflows or underflows unless it is
 negligible (two thin boxes crossing each other keep their tiny IoU, and
-the backward pass meets no ``inf``); GIoU's ``|a | b|/|C|`` from ratios ``w/W`` and ``h/H`` in
-[0, 1]; DIoU's ``rho^2/c^2`` and CIoU's angles after rescaling both axes to
+the backward pass meets no ``inf``); GIoU's ``|C \\ (a | b)|/|C|`` as a sum of
+nonnegative products of ratios ``length/W`` and ``length/H`` in [0, 1] (the
+part of C outside the union, split by which box covers each x), which has
+no cancellation: it is exactly 0 for nested boxes and for boxes that share
+an edge and fill C, where ``1 - |a | b|/|C|`` would leave a rounding error
+of ``eps``; DIoU's ``rho^2/c^2`` and CIoU's angles after rescaling both axes to
 the common scale of ``W, H`` (resp. ``w, h``) by powers of two, so that the
 larger of the two lies in [0.5, 1). Scale factors are constants
 (``jax.lax.stop_gradient``).
@@ -138,6 +142,26 @@ def _safe_div(num, den, ok):
     return jnp.where(ok, num / jnp.where(ok, den, 1), 0)
 
 
+def _outside(a_lo, a_hi, b_lo, b_hi, ext, full):
+    r"""Lengths along one axis, divided by the enclosing extent ``ext`` (1 unless ``full``):
+    covered by a only, by b only, by both; the gap between the intervals; the extent not
+    covered by a (resp. b).  A point of C lies outside a | b iff its x is in the gap, or its
+    x is covered by a only and its y is not covered by a, or likewise for b, or its x is
+    covered by both and its y lies in the gap: |C \ (a | b)| = only_a_x out_a_y + only_b_x
+    out_b_y + both_x gap_y + gap_x H."""
+    lo, hi = jnp.minimum(a_lo, b_lo), jnp.maximum(a_hi, b_hi)
+    e = jnp.where(full, ext, 1)
+    relu = lambda t: jnp.maximum(t, 0)  # noqa: E731
+    return {
+        "only_a": (relu(jnp.minimum(a_hi, b_lo) - a_lo) + relu(a_hi - jnp.maximum(a_lo, b_hi))) / e,
+        "only_b": (relu(jnp.minimum(b_hi, a_lo) - b_lo) + relu(b_hi - jnp.maximum(b_lo, a_hi))) / e,
+        "both": relu(jnp.minimum(a_hi, b_hi) - jnp.maximum(a_lo, b_lo)) / e,
+        "gap": relu(jnp.maximum(a_lo, b_lo) - jnp.minimum(a_hi, b_hi)) / e,
+        "out_a": ((a_lo - lo) + (hi - a_hi)) / e,
+        "out_b": ((b_lo - lo) + (hi - b_hi)) / e,
+    }
+
+
 def _terms(a, b, want):
     """The quantities in ``want`` ("giou", "rho2c2", "v"), and "iou", for broadcast boxes a, b."""
     (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b)
@@ -162,12 +186,12 @@ def _terms(a, b, want):
     union = area(wa, ha) + area(wb, hb) - inter
     out = {"iou": _safe_div(inter, union, meet)}
     if "giou" in want:
-        # |C \ (a | b)| / |C| = 1 - |a | b|/|C|, with |a|/|C| = (w_a/W)(h_a/H) in [0, 1]; 0 where |C| = 0
+        # |C \ (a | b)| / |C| as a sum of nonnegative products (no cancellation; exactly 0 for
+        # nested or edge-sharing boxes that fill C), each length divided by W or H; 0 where |C| = 0
         full = (W > 0) & (H > 0)
-        W_s, H_s = jnp.where(full, W, 1), jnp.where(full, H, 1)
-        inter = (jnp.maximum(iw, 0) / W_s) * (jnp.maximum(ih, 0) / H_s)
-        union = (wa / W_s) * (ha / H_s) + (wb / W_s) * (hb / H_s) - inter
-        out["giou"] = out["iou"] - jnp.where(full, 1 - union, 0)
+        px, py = _outside(ax1, ax2, bx1, bx2, W, full), _outside(ay1, ay2, by1, by2, H, full)
+        penalty = px["only_a"] * py["out_a"] + px["only_b"] * py["out_b"] + px["both"] * py["gap"] + px["gap"]
+        out["giou"] = out["iou"] - jnp.where(full, penalty, 0)
     if "rho2c2" in want:
         dx = ((ax1 - bx1) + (ax2 - bx2)) / 2
         dy = ((ay1 - by1) + (ay2 - by2)) / 2
@@ -211,9 +235,9 @@ def giou(a, b):
     ``C`` is the smallest box enclosing ``a`` and ``b``. Values lie in
     (-1, 1]; GIoU = IoU when one box contains the other, and unlike IoU its
     gradient does not vanish for disjoint boxes. Shapes, dtypes and errors as
-    :func:`box_iou`. The penalty is formed as ``1 - |a | b|/|C|`` from
-    ratios ``w/W``, ``h/H`` in [0, 1] (no overflow or underflow of areas);
-    it is 0 where ``|C| = 0`` (a degenerate pair).
+    :func:`box_iou`. The penalty is a sum of nonnegative products of length
+    ratios in [0, 1] (see the module docstring): no overflow, underflow or
+    cancellation; it is 0 where ``|C| = 0`` (a degenerate pair).
     """
     a, b, out_dtype = _prepare(a, b)
     return _terms(a, b, ("giou",))["giou"].astype(out_dtype)

@@ -40,8 +40,12 @@ divided by the power of two 2^k of the larger box's area, each product of
 two lengths formed as ``(x 2^-k1)(y 2^-k2)`` with ``k1 + k2 = k``, so that
 the union is >= 1/4 and no area overflows or underflows unless it is
 negligible (two thin boxes crossing each other keep their tiny IoU, and
-the backward pass meets no ``inf``); GIoU's ``|a | b|/|C|`` from ratios
-``w/W`` and ``h/H`` in [0, 1]; DIoU's ``rho^2/c^2`` and CIoU's angles after
+the backward pass meets no ``inf``); GIoU's ``|C \\ (a | b)|/|C|`` as a sum of
+nonnegative products of ratios ``length/W`` and ``length/H`` in [0, 1] (the
+part of C outside the union, split by which box covers each x), which has
+no cancellation: it is exactly 0 for nested boxes and for boxes that share
+an edge and fill C, where ``1 - |a | b|/|C|`` would leave a rounding error
+of ``eps``; DIoU's ``rho^2/c^2`` and CIoU's angles after
 rescaling both axes to the common scale of ``W, H`` (resp. ``w, h``) by
 powers of two, so that the larger of the two lies in [0.5, 1). Scale
 factors are computed without gradient (they are exact constants).
@@ -133,6 +137,25 @@ def _common(u, eu, v, ev):
     return [_scaled(t, eu - k) for t in u], [_scaled(t, ev - k) for t in v]
 
 
+def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat):
+    r"""Lengths along one axis, divided by the enclosing extent ``ext`` (1 where ``flat``):
+    covered by a only, by b only, by both; the gap between the intervals; the extent not
+    covered by a (resp. b).  A point of C lies outside a | b iff its x is in the gap, or its
+    x is covered by a only and its y is not covered by a, or likewise for b, or its x is
+    covered by both and its y lies in the gap: |C \ (a | b)| = only_a_x out_a_y + only_b_x
+    out_b_y + both_x gap_y + gap_x H."""
+    lo, hi = torch.minimum(a_lo, b_lo), torch.maximum(a_hi, b_hi)
+    e = torch.where(flat, torch.ones_like(ext), ext)
+    return {
+        "only_a": ((torch.minimum(a_hi, b_lo) - a_lo).clamp(min=0) + (a_hi - torch.maximum(a_lo, b_hi)).clamp(min=0)) / e,
+        "only_b": ((torch.minimum(b_hi, a_lo) - b_lo).clamp(min=0) + (b_hi - torch.maximum(b_lo, a_hi)).clamp(min=0)) / e,
+        "both": (torch.minimum(a_hi, b_hi) - torch.maximum(a_lo, b_lo)).clamp(min=0) / e,
+        "gap": (torch.maximum(a_lo, b_lo) - torch.minimum(a_hi, b_hi)).clamp(min=0) / e,
+        "out_a": ((a_lo - lo) + (hi - a_hi)) / e,
+        "out_b": ((b_lo - lo) + (hi - b_hi)) / e,
+    }
+
+
 def _terms(a, b, want):
     """The quantities in ``want`` ("iou", "giou", "rho2c2", "v") for broadcast boxes a, b."""
     (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b)
@@ -161,12 +184,12 @@ def _terms(a, b, want):
     iou = torch.where(meet, inter / torch.where(meet, union, one), torch.zeros_like(W))
     out["iou"] = iou
     if "giou" in want:
-        # |C \ (a | b)| / |C| = 1 - |a | b|/|C|, with |a|/|C| = (w_a/W)(h_a/H) in [0, 1]; 0 where |C| = 0
+        # |C \ (a | b)| / |C| as a sum of nonnegative products (no cancellation; exactly 0 for
+        # nested or edge-sharing boxes that fill C), each length divided by W or H; 0 where |C| = 0
         flat = (W == 0) | (H == 0)
-        W_s, H_s = torch.where(flat, one, W), torch.where(flat, one, H)
-        ix, iy = iw.clamp(min=0) / W_s, ih.clamp(min=0) / H_s
-        union = (wa / W_s) * (ha / H_s) + (wb / W_s) * (hb / H_s) - ix * iy
-        out["giou"] = iou - torch.where(flat, torch.zeros_like(W), 1 - union)
+        px, py = _outside(ax1, ax2, bx1, bx2, W, flat), _outside(ay1, ay2, by1, by2, H, flat)
+        penalty = px["only_a"] * py["out_a"] + px["only_b"] * py["out_b"] + px["both"] * py["gap"] + px["gap"]
+        out["giou"] = iou - torch.where(flat, torch.zeros_like(W), penalty)
     if "rho2c2" in want:
         dx = ((ax1 - bx1) + (ax2 - bx2)) / 2
         dy = ((ay1 - by1) + (ay2 - by2)) / 2
@@ -211,9 +234,9 @@ def giou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ``C`` is the smallest box enclosing ``a`` and ``b``. Values lie in
     (-1, 1]; GIoU = IoU when one box contains the other, and unlike IoU its
     gradient does not vanish for disjoint boxes. Shapes, dtypes and errors as
-    :func:`box_iou`. The penalty is formed as ``1 - |a | b|/|C|`` from
-    ratios ``w/W``, ``h/H`` in [0, 1] (no overflow or underflow of areas);
-    it is 0 where ``|C| = 0`` (a degenerate pair).
+    :func:`box_iou`. The penalty is a sum of nonnegative products of length
+    ratios in [0, 1] (see the module docstring): no overflow, underflow or
+    cancellation; it is 0 where ``|C| = 0`` (a degenerate pair).
     """
     a, b, out_dtype = _prepare(a, b)
     return _terms(a, b, ("giou",))["giou"].to(out_dtype)
