@@ -142,6 +142,13 @@ def _safe_div(num, den, ok):
     return jnp.where(ok, num / jnp.where(ok, den, 1), 0)
 
 
+def relu(t):
+    """max(t, 0) with derivative 1 at t = 0 (the one-sided derivative of a length that has
+    just become 0: a subnormal width flushed to 0 by XLA keeps the gradient of a positive one;
+    jnp.maximum would give 1/2 there)."""
+    return jnp.where(t >= 0, t, 0)
+
+
 def _outside(a_lo, a_hi, b_lo, b_hi, ext, full):
     r"""Lengths along one axis, divided by the enclosing extent ``ext`` (1 unless ``full``):
     covered by a only, by b only, by both; the gap between the intervals; the extent not
@@ -151,7 +158,6 @@ def _outside(a_lo, a_hi, b_lo, b_hi, ext, full):
     out_b_y + both_x gap_y + gap_x H."""
     lo, hi = jnp.minimum(a_lo, b_lo), jnp.maximum(a_hi, b_hi)
     e = jnp.where(full, ext, 1)
-    relu = lambda t: jnp.maximum(t, 0)  # noqa: E731
     return {
         "only_a": (relu(jnp.minimum(a_hi, b_lo) - a_lo) + relu(a_hi - jnp.maximum(a_lo, b_hi))) / e,
         "only_b": (relu(jnp.minimum(b_hi, a_lo) - b_lo) + relu(b_hi - jnp.maximum(b_lo, a_hi))) / e,
