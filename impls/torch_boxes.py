@@ -45,7 +45,8 @@ nonnegative products of ratios ``length/W`` and ``length/H`` in [0, 1] (the
 part of C outside the union, split by which box covers each x), which has
 no cancellation: it is exactly 0 for nested boxes and for boxes that share
 an edge and fill C, where ``1 - |a | b|/|C|`` would leave a rounding error
-of ``eps``; DIoU's ``rho^2/c^2`` and CIoU's angles after
+of ``eps``, while its gradient is that of ``1 - |a | b|/|C|`` (single terms
+such as ``h_b/|C|``, where the sum's would cancel); DIoU's ``rho^2/c^2`` and CIoU's angles after
 rescaling both axes to the common scale of ``W, H`` (resp. ``w, h``) by
 powers of two, so that the larger of the two lies in [0.5, 1). Scale
 factors are computed without gradient (they are exact constants).
@@ -153,6 +154,8 @@ def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat):
         "gap": (torch.maximum(a_lo, b_lo) - torch.minimum(a_hi, b_hi)).clamp(min=0) / e,
         "out_a": ((a_lo - lo) + (hi - a_hi)) / e,
         "out_b": ((b_lo - lo) + (hi - b_hi)) / e,
+        "len_a": (a_hi - a_lo) / e,
+        "len_b": (b_hi - b_lo) / e,
     }
 
 
@@ -189,6 +192,10 @@ def _terms(a, b, want):
         flat = (W == 0) | (H == 0)
         px, py = _outside(ax1, ax2, bx1, bx2, W, flat), _outside(ay1, ay2, by1, by2, H, flat)
         penalty = px["only_a"] * py["out_a"] + px["only_b"] * py["out_b"] + px["both"] * py["gap"] + px["gap"]
+        # its gradient is that of 1 - |a|/|C| - |b|/|C| + |a & b|/|C| (whose partial derivatives are
+        # single terms like h_b/|C|; the sum's would cancel +-1/W terms): value + (q - q) = value exactly
+        q = 1 - (px["len_a"] * py["len_a"] + px["len_b"] * py["len_b"] - px["both"] * py["both"])
+        penalty = penalty.detach() + (q - q.detach())
         out["giou"] = iou - torch.where(flat, torch.zeros_like(W), penalty)
     if "rho2c2" in want:
         dx = ((ax1 - bx1) + (ax2 - bx2)) / 2
