@@ -52,9 +52,9 @@ no cancellation: it is exactly 0 for nested boxes and for boxes that share
 an edge and fill C, where ``1 - |a | b|/|C|`` would leave a rounding error
 of ``eps``, while its gradient is that of ``1 - |a | b|/|C|`` (single terms
 such as ``h_b/|C|``, where the sum's would cancel); DIoU's ``rho^2/c^2`` and CIoU's angles after rescaling both axes to
-the common scale of ``W, H`` (resp. ``w, h``) by powers of two, so that the
-larger of the two lies in [0.5, 1). Scale factors are constants
-(``jax.lax.stop_gradient``).
+the common scale of ``W, H`` by powers of two, so that the larger of the two
+lies in [0.5, 1); CIoU's angles ``atan2(w, h)`` from each box's own lengths
+(scale free). Scale factors are constants (``jax.lax.stop_gradient``).
 """
 
 from __future__ import annotations
@@ -213,12 +213,20 @@ def _terms(a, b, want):
         c2 = Wc * Wc + Hc * Hc
         out["rho2c2"] = _safe_div(dxc * dxc + dyc * dyc, c2, c2 > 0)
     if "v" in want:
-        def angle(w, h):  # atan2(w, h) at a common scale; 0 for a point, with a zero gradient
-            (wc,), (hc,) = _common([w], ex, [h], ey)
-            pt = (wc == 0) & (hc == 0)
-            return jnp.where(pt, 0, jnp.arctan2(jnp.where(pt, 1, wc), jnp.where(pt, 1, hc)))
-        out["v"] = (4 / math.pi ** 2) * (angle(wb, hb) - angle(wa, ha)) ** 2
+        out["v"] = (4 / math.pi ** 2) * (_angle(b) - _angle(a)) ** 2
     return out
+
+
+def _angle(box):
+    """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
+    a small box's lengths subnormal, which XLA flushes to 0); lengths halved where a coordinate
+    exceeds max/4 (x2 - x1 could overflow); 0 for a point, with a zero gradient."""
+    big = jax.lax.stop_gradient(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
+    half = box * 0.5
+    w = jnp.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
+    h = jnp.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
+    pt = (w == 0) & (h == 0)
+    return jnp.where(pt, 0, jnp.arctan2(jnp.where(pt, 1, w), jnp.where(pt, 1, h)))
 
 
 def box_iou(a, b):

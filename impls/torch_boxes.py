@@ -47,9 +47,10 @@ no cancellation: it is exactly 0 for nested boxes and for boxes that share
 an edge and fill C, where ``1 - |a | b|/|C|`` would leave a rounding error
 of ``eps``, while its gradient is that of ``1 - |a | b|/|C|`` (single terms
 such as ``h_b/|C|``, where the sum's would cancel); DIoU's ``rho^2/c^2`` and CIoU's angles after
-rescaling both axes to the common scale of ``W, H`` (resp. ``w, h``) by
-powers of two, so that the larger of the two lies in [0.5, 1). Scale
-factors are computed without gradient (they are exact constants).
+rescaling both axes to the common scale of ``W, H`` by powers of two, so
+that the larger of the two lies in [0.5, 1); CIoU's angles ``atan2(w, h)``
+from each box's own lengths (scale free). Scale factors are computed
+without gradient (they are exact constants).
 """
 
 from __future__ import annotations
@@ -205,12 +206,22 @@ def _terms(a, b, want):
         point = c2 == 0
         out["rho2c2"] = torch.where(point, torch.zeros_like(c2), (dxc * dxc + dyc * dyc) / torch.where(point, one, c2))
     if "v" in want:
-        def angle(w, h):  # atan2(w, h) at a common scale; 0 for a point, with a zero gradient
-            (wc,), (hc,) = _common([w], ex, [h], ey)
-            pt = (wc == 0) & (hc == 0)
-            return torch.where(pt, torch.zeros_like(wc), torch.atan2(torch.where(pt, one, wc), torch.where(pt, one, hc)))
-        out["v"] = (4 / math.pi ** 2) * (angle(wb, hb) - angle(wa, ha)) ** 2
+        out["v"] = (4 / math.pi ** 2) * (_angle(b) - _angle(a)) ** 2
     return out
+
+
+def _angle(box):
+    """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
+    a small box's lengths subnormal); lengths halved where a coordinate exceeds max/4 (x2 - x1
+    could overflow); 0 for a point, with a zero gradient."""
+    with torch.no_grad():
+        big = box.abs().amax(-1) > torch.finfo(box.dtype).max / 4
+    half = box * 0.5
+    w = torch.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
+    h = torch.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
+    pt = (w == 0) & (h == 0)
+    one = torch.ones_like(w)
+    return torch.where(pt, torch.zeros_like(w), torch.atan2(torch.where(pt, one, w), torch.where(pt, one, h)))
 
 
 def box_iou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
