@@ -219,12 +219,17 @@ def _terms(a, b, want):
 
 def _angle(box):
     """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
-    a small box's lengths subnormal, which XLA flushes to 0); lengths halved where a coordinate
+    a small box's lengths subnormal, which XLA flushes to 0), with (w, h) scaled by a power of
+    two so that the larger lies in [0.5, 1) (no underflow of w^2 + h^2 in the derivative);
+    lengths halved where a coordinate
     exceeds max/4 (x2 - x1 could overflow); 0 for a point, with a zero gradient."""
     big = jax.lax.stop_gradient(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
     half = box * 0.5
     w = jnp.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
     h = jnp.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
+    k = _exponent(jnp.maximum(w, h))  # max(w, h) into [0.5, 1): h/(w^2 + h^2) must not meet 0/0
+    k = jnp.where(k == _LOW, 0, k)
+    w, h = _scaled(w, -k), _scaled(h, -k)
     pt = (w == 0) & (h == 0)
     return jnp.where(pt, 0, jnp.arctan2(jnp.where(pt, 1, w), jnp.where(pt, 1, h)))
 

@@ -212,13 +212,18 @@ def _terms(a, b, want):
 
 def _angle(box):
     """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
-    a small box's lengths subnormal); lengths halved where a coordinate exceeds max/4 (x2 - x1
+    a small box's lengths subnormal), with (w, h) scaled by a power of two so that the larger
+    lies in [0.5, 1) (no underflow of w^2 + h^2 in the derivative); lengths halved where a coordinate exceeds max/4 (x2 - x1
     could overflow); 0 for a point, with a zero gradient."""
     with torch.no_grad():
         big = box.abs().amax(-1) > torch.finfo(box.dtype).max / 4
     half = box * 0.5
     w = torch.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
     h = torch.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
+    with torch.no_grad():  # max(w, h) into [0.5, 1): the derivative h/(w^2 + h^2) must not meet 0/0
+        k = _exponent(torch.maximum(w, h))
+        k = torch.where(k == _LOW, 0, k)
+    w, h = _scaled(w, -k), _scaled(h, -k)
     pt = (w == 0) & (h == 0)
     one = torch.ones_like(w)
     return torch.where(pt, torch.zeros_like(w), torch.atan2(torch.where(pt, one, w), torch.where(pt, one, h)))
