@@ -230,12 +230,22 @@ SIZE_OVERRIDES = {
 }
 
 
+#: Sizes for quantities whose rows have a fixed length (spec.quantity.FIXED_LENGTH), by
+#: argument kind: a detector scores ~10^5 box pairs per batch (e.g. 64 images × ~1500 anchors).
+KIND_SIZES = {
+    "box": {"small": (32, 4), "medium": (100_000, 4), "large": (1_000_000, 4)},
+}
+
+
 def quantity_size(quantity: str, size):
     """The array shape a benchmark of ``quantity`` uses for ``size``: (batch, n), or
     an override of any rank (:data:`SIZE_OVERRIDES`)."""
     key = size if isinstance(size, str) and size in SIZES else next(
         (k for k, v in SIZES.items() if v == parse_size(size)), None)
-    return SIZE_OVERRIDES.get(quantity, {}).get(key, parse_size(size))
+    q = _spec.QUANTITIES.get(quantity)
+    kinds = {a.kind for a in q.args} if q is not None else set()
+    by_kind = next((KIND_SIZES[k] for k in sorted(kinds) if k in KIND_SIZES), {})
+    return SIZE_OVERRIDES.get(quantity, by_kind).get(key, parse_size(size))
 
 
 def framework_of(label: str) -> str:
@@ -315,6 +325,23 @@ def implementation(quantity: str, label: str) -> Callable:
     return factory()
 
 
+def _boxes(rng, batch, first=None):
+    """float32 boxes (x1, y1, x2, y2) in a 1024×1024 image, sides log-uniform in
+    [4, 512]; with ``first``, a prediction for each of its boxes: centre jittered
+    by up to half a side, sides scaled by 2^U(−1, 1) (IoUs spread over [0, 1),
+    with ~10% of pairs disjoint)."""
+    if first is None:
+        wh = _np.exp(rng.uniform(_np.log(4), _np.log(512), size=(batch, 2)))
+        lo = rng.uniform(0, 1024 - wh)
+    else:
+        f = first.astype(_np.float64)
+        wh0 = f[:, 2:] - f[:, :2]
+        centre = (f[:, :2] + f[:, 2:]) / 2 + rng.uniform(-0.5, 0.5, size=(batch, 2)) * wh0
+        wh = wh0 * 2.0 ** rng.uniform(-1, 1, size=(batch, 2))
+        lo = centre - wh / 2
+    return _np.concatenate([lo, lo + wh], axis=-1).astype(_np.float32)
+
+
 def make_inputs(quantity: str, size) -> tuple[dict, dict]:
     """({array arg: NumPy array}, {scalar arg: Python value}) at ``size``.
 
@@ -326,8 +353,10 @@ def make_inputs(quantity: str, size) -> tuple[dict, dict]:
     agreeing with them),
     ``sign`` ±1; integer ones int64: ``binary`` 0/1 with a positive and a
     negative per row, ``label`` and ``target`` class indices of shape
-    shape[:-1].  ``positive`` takes its default (else 1.0), ``nonnegative``
-    and ``flag`` their defaults, ``count`` min(5, n).  The shape is the
+    shape[:-1]; ``box`` (batch, 4) boxes, a second box argument predictions
+    near the first (:func:`_boxes`; sizes from :data:`KIND_SIZES`).
+    ``positive`` takes its default (else 1.0), ``nonnegative`` and ``flag``
+    their defaults, ``count`` min(5, n).  The shape is the
     caller's layout (spec.quantity): for layout "all" the whole array is one
     sample, for "first" axis 0 is reduced."""
     shape = tuple(int(d) for d in quantity_size(quantity, size))  # an override may have any rank
@@ -364,6 +393,9 @@ def make_inputs(quantity: str, size) -> tuple[dict, dict]:
             arrays[a.name] = b
         elif a.kind in ("label", "target"):
             arrays[a.name] = rng.integers(0, n, size=shape[:-1], dtype=_np.int64)
+        elif a.kind == "box":
+            first = next((arrays[b.name] for b in q.args if b.kind == "box" and b.name in arrays), None)
+            arrays[a.name] = _boxes(rng, shape[0], first)
         elif a.kind == "positive":
             consts[a.name] = 1.0 if a.required else a.default
         elif a.kind in ("nonnegative", "flag"):

@@ -29,7 +29,7 @@ from spec import Reference
 from spec.quantity import ARRAY_KINDS, Quantity
 
 from . import frameworks
-from .dtypes import DTYPES, compare, rel_step, spacing, tiny
+from .dtypes import DTYPES, compare, max_finite, rel_step, spacing, tiny
 from .strategies import EXTRA_KINDS, arguments, cotangents
 
 
@@ -231,8 +231,8 @@ def check_value(target, case, *, jit=False):
 def check_gradient(target, case):
     """Vector-Jacobian products w.r.t. every argument the contract differentiates."""
     q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
-    if q.differentiable is not None:
-        assume(q.differentiable(**args))
+    if q.differentiable is not None and not q.differentiable(**args):
+        return check_gradient_finite(target, case)
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
     worst = None
@@ -254,6 +254,38 @@ def check_gradient(target, case):
             return out
         worst = out if worst is None or out.max_ulps > worst.max_ulps else worst
     return worst if worst is not None else Outcome(True)
+
+
+def check_gradient_finite(target, case):
+    """At an input where the quantity is not differentiable (a kink, a tie, a
+    degenerate box) no reference gradient exists, but the implementation's
+    vector-Jacobian product must still be finite: never NaN, and ±inf only
+    where the reference's one-sided gradient (the branch its structure picks)
+    is within the error bound of overflowing the dtype (soft_topk's huge
+    gradients in float16)."""
+    q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
+    fw = frameworks.get(target.framework)
+    n = Reference(q).shapes(args)[1]
+    top = max_finite(dtype) / (1 + rel_step(dtype, n, q.passes_of(args)))
+    for wrt in (a.name for a in q.grad_args):
+        if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
+            continue
+        native = _native_args(target, args, dtype)
+        try:
+            g = fw.numpy(fw.vjp(lambda **kw: call(target, kw), native, wrt, fw.array(w, dtype, target.device)))
+            fw.synchronize(target.device)
+        except Exception as e:
+            return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
+        bad = np.isnan(g)
+        if np.isinf(g).any():
+            ref = np.vectorize(float, otypes=[np.float64])(Reference(q).vjp(args, w, wrt)[0])
+            bad |= np.isinf(g) & ~((np.abs(ref) >= top) & (np.sign(ref) == np.sign(g)))
+        if bad.any():
+            i = tuple(int(t) for t in np.argwhere(bad)[0])
+            return Outcome(False, math.inf, 0.0,
+                           f"gradient d/d{wrt} at a non-differentiable input: {g[i]!r} at index {i} (must be finite)",
+                           "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt), _inputs_text(q, args))
+    return Outcome(True)
 
 
 def check_value_and_gradient(target, case):
@@ -320,7 +352,7 @@ def _claim_check(claim):
 # -- contract ---------------------------------------------------------------------------
 def _valid_example(q):
     """A small valid input (arrays of shape (2, 3), labels (2,)) for the contract checks: batch 2 and
-    n = 3 in layout "last", three columns of 2 in layout "first", one sample of 6 in layout "all"."""
+    n = 3 in layout "last", three columns of 2 in layout "first", one sample of 6 in layout "all"; boxes n = 4."""
     examples = {
         "vector": np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.5]]),
         "simplex": np.array([[0.25, 0.25, 0.5], [0.5, 0.25, 0.25]]),
@@ -329,6 +361,7 @@ def _valid_example(q):
         "binary": np.array([[1, 0, 1], [0, 1, 0]], dtype=np.int64),
         "label": np.array([0, 2], dtype=np.int64),
         "target": np.array([0, 2], dtype=np.int64),
+        "box": np.array([[0.0, 0.0, 2.0, 1.0], [1.0, -1.0, 3.0, 4.0]]),
         "positive": 1.0,
         "nonnegative": 0.5,
         "count": 1,
@@ -365,6 +398,11 @@ def _bad_value(target, arg, bad, args):
         return fw.array(np.zeros(np.shape(v)), "float32", target.device), f"{arg} = 0 (labels are -1 or +1)"
     if bad == "value 2":
         return fw.int_array(np.full(np.shape(v), 2, dtype=np.int64), target.device), f"{arg} = 2 (labels are 0 or 1)"
+    if bad in ("x2 < x1", "y2 < y1"):  # a box with its corners' coordinates swapped on one axis
+        k = 0 if bad == "x2 < x1" else 1
+        w = np.array(v, dtype=np.float64)
+        w[..., [k, k + 2]] = w[..., [k + 2, k]]
+        return fw.array(w, "float32", target.device), f"{arg} with {bad} in every row"
     if bad == "no positive":
         return fw.int_array(np.zeros(np.shape(v), dtype=np.int64), target.device), f"{arg} with no positive in a row"
     if bad == "no negative":

@@ -22,6 +22,12 @@ columns); "all" keeps the drawn batch + (n,) shape as one sample, with at most
 (n,), as lovasz_softmax takes them).  ``unit`` arguments share zero samples:
 in about one sample in four every ``unit`` argument is 0 throughout (the two
 empty sets of dice and jaccard, a class with no positives).
+
+Boxes (kind ``box``, rows (x1, y1, x2, y2)): moderate coordinates |x| ≤ 64 with
+widths and heights in [1, 64]; extreme coordinates and lengths anywhere in the
+dtype's range, a quarter of the widths/heights exactly 0 (degenerate boxes);
+claim boxes on the dyadic grid with positive lengths.  A second box argument
+is drawn in relation to the first (see ``BOX_RELATIONS``).
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from .dtypes import max_finite, round_to
+from .dtypes import max_finite, round_to, tiny
 
 MAX_N = 6
 REGIMES = ("moderate", "extreme", "masked", "claim")
@@ -39,6 +45,7 @@ REGIMES = ("moderate", "extreme", "masked", "claim")
 #: extra draws a numerical claim may ask for (NumericalClaim.extra)
 EXTRA_KINDS = {
     "shift": st.integers(-2 ** 20, 2 ** 20).map(lambda m: m / 1024.0),
+    "power_of_two": st.integers(-8, 8).map(lambda e: 2.0 ** e),  # an exact scale factor
     "eta": st.floats(0.01, 0.99),  # a class probability for calibration claims
     "seed": st.integers(0, 2 ** 32 - 1),  # seeds a second random input (convexity along random pairs)
 }
@@ -181,6 +188,108 @@ def cotangents(shape, dtype):
     return st.lists(st.floats(-2, 2), min_size=n, max_size=n).map(make)
 
 
+#: How a second box argument relates to the first, row by row.  "independent"
+#: first (Hypothesis shrinks towards it).  An array is drawn either *generic*
+#: (relations without exact ties, interior fractions, no degenerate box: the
+#: gradient is compared with the reference) or *special* (every relation,
+#: shared edges, identical and touching boxes, and — in the extreme regime —
+#: zero widths and heights: kinks and degenerate boxes, where values are
+#: compared and gradients must be finite).
+GENERIC_RELATIONS = ("independent", "inside", "around", "disjoint")
+BOX_RELATIONS = GENERIC_RELATIONS + ("identical", "touching")
+
+
+def _box_scale(regime, dtype):
+    """(coordinate, positive length) strategies of a regime, as float64."""
+    if regime == "extreme":
+        m = max_finite(dtype)
+        return (st.floats(-m, m, allow_nan=False, allow_infinity=False, width=64),
+                st.floats(0, m, exclude_min=True, allow_nan=False, allow_infinity=False, width=64))
+    if regime == "claim":  # the dyadic grid: coordinates, differences and areas stay exact in float64
+        return (st.integers(-2 ** 20, 2 ** 20).map(lambda v: v / 1024.0),
+                st.integers(1, 2 ** 20).map(lambda v: v / 1024.0))
+    # moderate: lengths ≥ 1 stay > 0 after rounding coordinates ≤ 128 to bfloat16 (spacing ≤ 1)
+    return st.floats(-64, 64, allow_nan=False, allow_infinity=False), st.floats(1, 64)
+
+
+def _clip(v, dtype):
+    m = max_finite(dtype)
+    return min(max(v, -m), m)
+
+
+def _interval(lo, w, dtype, positive):
+    """[lo, lo + w] rounded to ``dtype``; with ``positive`` widened (downwards at the top of
+    the range) until its length survives the rounding."""
+    lo = float(round_to(lo, dtype))
+    hi = float(round_to(_clip(lo + w, dtype), dtype))
+    while positive and hi <= lo:
+        w = max(2 * w, abs(lo) * 2.0 ** -5, 4 * tiny(dtype))
+        hi = float(round_to(_clip(lo + w, dtype), dtype))
+        if hi <= lo:
+            lo = float(round_to(_clip(hi - w, dtype), dtype))
+    return lo, hi
+
+
+@st.composite
+def _box(draw, regime, dtype, special):
+    """One box (x1, y1, x2, y2) exact in ``dtype``; degenerate (zero width and/or
+    height) only in special arrays of the extreme regime."""
+    coord, length = _box_scale(regime, dtype)
+    out = []
+    for _ in range(2):
+        zero = special and regime == "extreme" and draw(st.integers(0, 3)) == 0
+        out.append(_interval(draw(coord), 0.0 if zero else draw(length), dtype, positive=not special))
+    (x1, x2), (y1, y2) = out
+    return [x1, y1, x2, y2]
+
+
+@st.composite
+def _related_box(draw, first, relation, regime, dtype, special):
+    """A box in ``relation`` to ``first``."""
+    coord, length = _box_scale(regime, dtype)
+    if relation == "independent":
+        return draw(_box(regime, dtype, special))
+    if relation == "identical":
+        return list(first)
+    fractions = st.floats(0, 1) if special else st.floats(1 / 64, 63 / 64)
+    out = [0.0] * 4
+    axis = draw(st.integers(0, 1))  # the axis on which disjoint / touching boxes are apart
+    for k in range(2):
+        lo, hi = first[k], first[k + 2]
+        if relation == "inside" or (relation in ("disjoint", "touching") and k != axis):
+            t = sorted(draw(fractions) for _ in range(2))
+            ends = [min(max(lo * (1 - u) + hi * u, lo), hi) for u in t]  # no overflow, stays in [lo, hi]
+        elif relation == "around":
+            ends = [lo - draw(length), hi + draw(length)]
+        else:  # apart along this axis, on either side; "touching" shares the edge exactly
+            gap = 0.0 if relation == "touching" else draw(length)
+            w = draw(length)
+            ends = [hi + gap, hi + gap + w] if draw(st.booleans()) else [lo - gap - w, lo - gap]
+        ends = sorted(float(round_to(_clip(e, dtype), dtype)) for e in ends)
+        out[k], out[k + 2] = _interval(ends[0], ends[1] - ends[0], dtype, positive=not special) if not special \
+            else (ends[0], ends[1])
+    return out
+
+
+@st.composite
+def box_arrays(draw, batch, regime="moderate", dtype="float64", relative_to=None, special=None):
+    """Boxes of shape batch + (4,), exact in ``dtype``.  With ``relative_to`` (the
+    first box argument) each row is drawn in a relation to that row: one
+    relation for the whole array or one per row.  ``special`` (drawn when
+    None): see GENERIC_RELATIONS."""
+    special = draw(st.booleans()) if special is None else special
+    relations = BOX_RELATIONS if special else GENERIC_RELATIONS
+    rows = int(np.prod(batch, dtype=int))
+    if relative_to is None:
+        out = [draw(_box(regime, dtype, special)) for _ in range(rows)]
+    else:
+        first = np.asarray(relative_to).reshape(rows, 4)
+        shared = draw(st.one_of(st.none(), st.sampled_from(relations)))
+        out = [draw(_related_box([float(t) for t in first[i]], shared or draw(st.sampled_from(relations)),
+                                 regime, dtype, special)) for i in range(rows)]
+    return np.array(out, dtype=np.float64).reshape(batch + (4,))
+
+
 @st.composite
 def arguments(draw, quantity, regime="moderate", dtype="float64"):
     """Keyword arguments for ``quantity`` (NumPy float64 / int64 arrays, Python scalars).
@@ -195,7 +304,9 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
     max_n = quantity.max_n
     if any(a.kind == "count" for a in quantity.args):
         max_n = min(max_n, 5)  # recursion depth bounds the reference's size
-    if any(a.kind == "binary" for a in quantity.args):
+    if quantity.fixed_length is not None:
+        n = quantity.fixed_length
+    elif any(a.kind == "binary" for a in quantity.args):
         n = draw(st.integers(2, max_n))
     else:
         n = draw(st.integers(1, max_n))
@@ -216,6 +327,7 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         rows = 1 if quantity.layout == "all" else int(np.prod(batch, dtype=int))
         z = np.array(draw(st.lists(st.sampled_from([False, False, False, True]), min_size=rows, max_size=rows)))
         zero = np.broadcast_to(z.reshape(() if quantity.layout == "all" else batch + (1,)), shape)
+    special = None  # box arguments: generic or special (see box_arrays), shared by all of them
     for a in quantity.args:
         masked_here = m is not None and a.name == m.arg
         if a.kind == "vector":
@@ -235,6 +347,12 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         elif a.kind == "target":
             zeros = mask if m is not None and a.name == m.weights else None
             v = draw(st.one_of(labels(batch, n, zeros), simplex_arrays(shape, dtype, zeros=zeros)))
+        elif a.kind == "box":
+            first = next((args[b.name] for b in quantity.args if b.kind == "box" and b.name in args), None)
+            if first is None:
+                special = draw(st.booleans())
+            v = draw(box_arrays(batch, "moderate" if regime == "masked" else regime, dtype, relative_to=first,
+                                special=special))
         elif a.kind == "positive":
             v = draw(positives("moderate" if regime == "masked" else regime, dtype))
         elif a.kind == "nonnegative":

@@ -47,6 +47,9 @@ REQUIRED = object()
 #:   ``binary``   integer, entries in {0, 1}, each row with at least one of each
 #:   ``target``   either integer class labels (batch shape, as ``label``) or a
 #:                ``simplex`` array; the reference sees labels as one-hot rows
+#:   ``box``      floating, rows (x1, y1, x2, y2) with x1 ≤ x2 and y1 ≤ y2 (n = 4,
+#:                see FIXED_LENGTH); a second box argument is drawn in relation to
+#:                the first (identical, nested, disjoint, touching…)
 #: Integer arrays of the batch shape, structural per row (like ``count``):
 #:   ``label``    class index in 0..n-1
 #: Scalars:
@@ -55,18 +58,22 @@ REQUIRED = object()
 #:   ``count``       an integer in 1..n that fixes the structure of the expression
 #:   ``flag``        a Python bool that fixes the structure of the expression
 #:                   (dice's ``squared``); the definition receives it as 0/1
-ARRAY_KINDS = ("vector", "simplex", "unit", "sign", "binary", "target")
+ARRAY_KINDS = ("vector", "simplex", "unit", "sign", "binary", "target", "box")
 INTEGER_KINDS = ("binary", "label")
 SCALAR_KINDS = ("positive", "nonnegative", "count", "flag")
 ARG_KINDS = ARRAY_KINDS + ("label",) + SCALAR_KINDS
 #: ``Quantity.layout`` values (see the module docstring)
 LAYOUTS = ("last", "first", "all")
+#: kinds whose rows have a fixed length n (a quantity with such an argument has that n)
+FIXED_LENGTH = {"box": 4}
+#: kinds differentiated by default (Arg.grad)
+GRAD_KINDS = ("vector", "box")
 
 
 @dataclass(frozen=True)
 class Arg:
     """One argument of the catalogue signature.  ``grad``: whether gradients
-    with respect to it are part of the contract (default: ``vector`` args only)."""
+    with respect to it are part of the contract (default: ``GRAD_KINDS`` args only)."""
 
     name: str
     kind: str
@@ -78,7 +85,7 @@ class Arg:
         if self.kind not in ARG_KINDS:
             raise ValueError(f"Arg.kind must be one of {ARG_KINDS}, got {self.kind!r}")
         if self.grad is None:
-            object.__setattr__(self, "grad", self.kind == "vector")
+            object.__setattr__(self, "grad", self.kind in GRAD_KINDS)
 
     @property
     def required(self) -> bool:
@@ -274,6 +281,14 @@ class Quantity:
     def array_args(self) -> tuple[Arg, ...]:
         """Arguments with one symbol per entry of a row (shape batch + (n,))."""
         return tuple(a for a in self.args if a.kind in ARRAY_KINDS)
+
+    @property
+    def fixed_length(self) -> int | None:
+        """n fixed by an argument kind (FIXED_LENGTH), or None when rows may have any length."""
+        fixed = {FIXED_LENGTH[a.kind] for a in self.args if a.kind in FIXED_LENGTH}
+        if len(fixed) > 1:
+            raise ValueError(f"{self.name}: arguments fix different row lengths {sorted(fixed)}")
+        return fixed.pop() if fixed else None
 
     @property
     def grad_args(self) -> tuple[Arg, ...]:

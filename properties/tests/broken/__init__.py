@@ -105,3 +105,17 @@ BROKEN += [
     Broken("lovasz_softmax_unchecked_jax", "lovasz_softmax", "jax", _LJ, "contract:probs",
            "no validation: probabilities outside [0, 1] accepted"),
 ]
+
+_B, _BJ = "boxes_torch", "boxes_jax"
+BROKEN += [
+    Broken("iou_union_not_minus_inter", "box_iou", "torch", _B, "value", "union = |a| + |b|: the intersection counted twice"),
+    Broken("iou_pixel_plus_one", "box_iou", "torch", _B, "value", "seed 001's +1 pixel convention on widths and heights"),
+    Broken("iou_no_clamp", "box_iou", "torch", _B, "value", "intersection width not clamped at 0: negative overlap of disjoint boxes"),
+    Broken("iou_no_degenerate_guard", "box_iou", "torch", _B, "stability", "0/0 = NaN when both boxes are degenerate"),
+    Broken("iou_accepts_x2_lt_x1", "box_iou", "torch", _B, "contract:a", "x2 < x1 accepted silently"),
+    Broken("giou_wrong_corners", "giou", "torch", _B, "value", "enclosing box from the wrong corners (the intersection's)"),
+    Broken("giou_divides_by_union", "giou", "torch", _B, "value", "(|C| − |a ∪ b|) divided by |a ∪ b| instead of |C|"),
+    Broken("diou_rho_not_squared", "diou", "torch", _B, "value", "ρ/c² instead of ρ²/c²"),
+    Broken("ciou_alpha_in_gradient", "ciou", "torch", _B, "gradient", "α differentiated (no stop-gradient)"),
+    Broken("giou_single_where", "giou", "jax", _BJ, "stability", "jnp.where guards the value only: NaN gradient at degenerate boxes"),
+]
