@@ -24,6 +24,16 @@ OPEN = {
         "nearly tied through several passes, each multiplying the adjoint by k(1 − p)(x − min x) ~ 1e130; our "
         "backward (through the accurate frames) forms adjoints ~1e275 that cancel to the true −6.1e129 and "
         "returns 7.3e259, while the spec's step structure bounds the adjoint rounding at 387 ULPs (issue note)",
+    # issue 4, found by the first full run after the box family merged (derandomised CI draws)
+    ("giou", "claim:translation"):
+        "open: on the dyadic grid every area is exact, yet giou(a + s, b + s) differs from giou(a, b) by 2.2e-13 "
+        "absolute at value 0.0059 (s = (0, 127.999)) in torch and by 3.5e-14 at −0.508 in jax: some step of our "
+        "GIoU is not translation-exact (the power-of-two axis scaling or the value + (q − q) gradient form)",
+    ("giou", "stability[float64]"):
+        "open: jax gradient d/da 2.1773684325126388e-05 against 2.1773684325124653e-05: 63.9 ULPs > 59.9 allowed",
+    ("ciou", "stability[float64]"):
+        "open: torch returns the gradient [-inf, -inf, inf, -inf] where the reference's is finite (a non-differentiable "
+        "extreme input; the rule allows ±inf only where the one-sided gradient overflows)",
 }
 
 
