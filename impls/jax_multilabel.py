@@ -119,8 +119,10 @@ def _log1p_weighted_sum(a, w):
     # log w_i is rounded with an absolute error up to |log w_i|·eps/2, which exp(z) turns into a
     # relative one (610·eps at w = 1e-265): r = w / exp(log w) = e^{-that error} (to eps) puts it
     # back, as a constant (its derivative is 0). The pivot's ratio r/r_p is exactly 1. Weights
-    # below the smallest normal number keep r = 1 (exp(log w) is not accurate there).
-    r = sg(jnp.where(valid_a & (w >= jnp.finfo(dtype).tiny), w / jnp.exp(lw), 1.0))
+    # below the smallest normal number keep r = 1 (exp(log w) is not accurate there), and so does a
+    # weight whose exp(log w) came back subnormal and was flushed to 0 (w = 1.2e-38 in float32: w/0).
+    ratio = w / jnp.exp(lw)
+    r = sg(jnp.where(valid_a & (w >= jnp.finfo(dtype).tiny) & (ratio > 0.5) & (ratio < 2.0), ratio, 1.0))
     r_p = jnp.where(has_pivot, jnp.take_along_axis(r, idx, axis=-1), 1.0)
     e = jnp.exp(z) * (r / r_p)  # the pivot's e is exactly exp(0)·1 = 1
     contrib = jnp.where(pos, e - is_p.astype(dtype), w * (big_e / r_p))

@@ -115,9 +115,12 @@ def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     # log w_i is rounded with an absolute error up to |log w_i|·eps/2, which exp(z) turns into a
     # relative one (610·eps at w = 1e-265): r = w / exp(log w) = e^{-that error} (to eps) puts it
     # back, as a constant (its derivative is 0). The pivot's ratio r/r_p is exactly 1. Weights
-    # below the smallest normal number keep r = 1 (exp(log w) is not accurate there).
+    # below the smallest normal number keep r = 1 (exp(log w) is not accurate there), and so does a
+    # weight whose exp(log w) came back subnormal and was flushed to 0 (w = 1.2e-38 in float32: w/0).
     with torch.no_grad():
-        r = torch.where(valid_a & (w >= torch.finfo(dtype).tiny), w / torch.exp(lw), torch.ones_like(w))
+        ratio = w / torch.exp(lw)
+        r = torch.where(valid_a & (w >= torch.finfo(dtype).tiny) & (ratio > 0.5) & (ratio < 2.0), ratio,
+                        torch.ones_like(w))
         r_p = torch.where(has_pivot, r.gather(-1, idx), torch.ones_like(bmax))
     e = torch.exp(z) * (r / r_p)  # the pivot's e is exactly exp(0)·1 = 1
     contrib = torch.where(pos, e - is_p.to(dtype), w * (big_e / r_p))

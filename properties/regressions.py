@@ -52,6 +52,9 @@ REGRESSIONS = [
                (1.0,),
                "a tiny weight carried as log t loses |log t|·eps ≈ 610 eps of relative accuracy in ∂/∂s "
                "(fixed: r = t / exp(log t) compensates)"),
+    Regression("zlpr", "value[float32]", {"scores": [0.0], "targets": [1.1754943508222875e-38]}, None,
+               "t = the smallest normal float32: XLA returned exp(log t) flushed to 0, and the compensation "
+               "t / exp(log t) became inf (NaN value)"),
     Regression("cross_entropy", "value[float64]", {"logits": [61.0, -54.0], "target": 0}, None,
                "CE ≈ 1.1e-50: a tiny loss must keep its relative accuracy (136 ULPs seen)"),
     Regression("exact_accuracy", "value[float64]", {"mu": [0.0, 2.0, 1.0], "sigma": 1.0, "labels": 0}, None,
