@@ -31,21 +31,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._jax_checks import compute_dtype, floating, is_concrete
+
 __all__ = ["lovasz_hinge", "lovasz_softmax"]
-
-
-def _is_concrete(x) -> bool:
-    return not isinstance(x, jax.core.Tracer)
-
-
-def _floating(x, name):
-    """Validate a floating array argument; return (it as a jax array, its compute dtype)."""
-    if not isinstance(x, (jax.Array, np.ndarray)):
-        raise ValueError(f"{name} must be a jax or numpy array, got {type(x).__name__}")
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        raise ValueError(f"{name} must be a floating-point array, got dtype {x.dtype}")
-    x = jnp.asarray(x)
-    return x, (jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else x.dtype)
 
 
 def _increments(gt_sorted, dtype):
@@ -103,7 +91,8 @@ def lovasz_hinge(logits, labels):
         ValueError: ``logits`` not a floating array; ``labels`` of another
             shape or dtype, or (when concrete) not in {0, 1}.
     """
-    logits, dtype = _floating(logits, "logits")
+    logits = floating(logits, "logits")[0]
+    dtype = compute_dtype(logits.dtype)
     if not isinstance(labels, (jax.Array, np.ndarray)):
         raise ValueError(f"labels must be a jax or numpy array, got {type(labels).__name__}")
     if not (jnp.issubdtype(labels.dtype, jnp.integer) or jnp.issubdtype(labels.dtype, jnp.floating)
@@ -111,7 +100,7 @@ def lovasz_hinge(logits, labels):
         raise ValueError(f"labels must be integer, bool or floating (0 or 1), got dtype {labels.dtype}")
     if tuple(labels.shape) != tuple(logits.shape):
         raise ValueError(f"labels must have the shape of logits {tuple(logits.shape)}, got {tuple(labels.shape)}")
-    if _is_concrete(labels) and labels.dtype != jnp.bool_:
+    if is_concrete(labels) and labels.dtype != jnp.bool_:
         values = np.asarray(labels)
         if not bool(np.all((values == 0) | (values == 1))):
             raise ValueError("labels must be 0 or 1 (or bool)")
@@ -162,10 +151,11 @@ def lovasz_softmax(probs, labels):
             outside [0, 1]; ``labels`` not an integer array, of a shape other
             than ``probs.shape[:-1]``, or (when concrete) outside 0..C-1.
     """
-    probs, dtype = _floating(probs, "probs")
+    probs = floating(probs, "probs")[0]
+    dtype = compute_dtype(probs.dtype)
     if probs.ndim == 0:
         raise ValueError("probs must have at least one dimension (the class axis is the last one)")
-    if _is_concrete(probs):
+    if is_concrete(probs):
         values = np.asarray(probs, dtype=np.float64)
         if not bool(np.all((values >= 0) & (values <= 1))):
             raise ValueError("probs must lie in [0, 1]")
@@ -177,7 +167,7 @@ def lovasz_softmax(probs, labels):
         raise ValueError(f"labels must have the shape probs.shape[:-1] = {tuple(probs.shape[:-1])}, "
                          f"got {tuple(labels.shape)}")
     classes = probs.shape[-1]
-    if _is_concrete(labels) and labels.size > 0:
+    if is_concrete(labels) and labels.size > 0:
         values = np.asarray(labels)
         if not bool(np.all((values >= 0) & (values < classes))):
             raise ValueError(f"labels must be class indices in 0..{classes - 1}")

@@ -43,11 +43,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ._jax_checks import is_concrete
+
 __all__ = ["soft_f1", "dice", "jaccard"]
-
-
-def _concrete(x) -> bool:
-    return not isinstance(x, jax.core.Tracer)
 
 
 def _check_pair(probs, targets, min_ndim: int = 0):
@@ -65,7 +63,7 @@ def _check_pair(probs, targets, min_ndim: int = 0):
     if probs.ndim < min_ndim:
         raise ValueError(f"probs must have at least {min_ndim} dimension(s) (axis 0 is reduced)")
     for name, x in (("probs", probs), ("targets", targets)):
-        if _concrete(x) and x.size and bool(jnp.any((x < 0) | (x > 1) | jnp.isnan(x))):
+        if is_concrete(x) and x.size and bool(jnp.any((x < 0) | (x > 1) | jnp.isnan(x))):
             raise ValueError(f"{name} must lie in [0, 1]")
     out_dtype = jnp.asarray(probs).dtype
     ct = jnp.float32 if out_dtype in (jnp.float16, jnp.bfloat16) else out_dtype
@@ -75,7 +73,7 @@ def _check_pair(probs, targets, min_ndim: int = 0):
 def _check_nonnegative(v, name: str):
     if isinstance(v, bool):
         raise ValueError(f"{name} must be a real number >= 0, got {v!r}")
-    if _concrete(v):
+    if is_concrete(v):
         a = np.asarray(v)
         if a.size != 1 or not np.issubdtype(a.dtype, np.number) or np.iscomplexobj(a):
             raise ValueError(f"{name} must be a real scalar, got {v!r}")

@@ -29,18 +29,9 @@ from __future__ import annotations
 
 import torch
 
+from ._torch_checks import floating
+
 __all__ = ["lovasz_hinge", "lovasz_softmax"]
-
-_HALF = (torch.float16, torch.bfloat16)
-
-
-def _compute_dtype(x: torch.Tensor, name: str) -> torch.dtype:
-    if not isinstance(x, torch.Tensor):
-        raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if not x.is_floating_point():
-        raise ValueError(f"{name} must be a floating-point tensor, got dtype {x.dtype}")
-    return torch.float32 if x.dtype in _HALF else x.dtype
-
 
 def _increments(gt_sorted: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """The Lovász increments g_t along the last axis of ``gt_sorted`` (bool,
@@ -104,7 +95,7 @@ def lovasz_hinge(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         ValueError: ``logits`` not a floating tensor; ``labels`` not a tensor,
             of another shape, complex, or (on the CPU) not in {0, 1}.
     """
-    dtype = _compute_dtype(logits, "logits")
+    dtype = floating(logits, "logits")
     if not isinstance(labels, torch.Tensor):
         raise ValueError(f"labels must be a torch.Tensor, got {type(labels).__name__}")
     if labels.is_complex():
@@ -160,7 +151,7 @@ def lovasz_softmax(probs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
             outside [0, 1]; ``labels`` not an integer tensor, of a shape other
             than ``probs.shape[:-1]``, or (on the CPU) outside 0..C-1.
     """
-    dtype = _compute_dtype(probs, "probs")
+    dtype = floating(probs, "probs")
     if probs.ndim == 0:
         raise ValueError("probs must have at least one dimension (the class axis is the last one)")
     if probs.device.type == "cpu" and not bool(torch.all((probs >= 0) & (probs <= 1))):
