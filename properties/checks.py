@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -43,6 +43,20 @@ class Target:
     device: str = "cpu"
     label: str = ""
     spec: str = ""  # "module:callable" or "path.py:callable", for snippets
+    #: the callable returns 1 − q (the loss form of a score): compared with 1 − reference, whose
+    #: sensitivity is the same (an adapter's output form, not a deviation)
+    complement: bool = False
+    #: False for a metric without gradients (NumPy code): gradient checks are skipped, not failed
+    differentiable: bool = True
+    #: canonical arguments -> the arguments at which the spec gives what the callable computes; set
+    #: by the engine when it re-runs a property under an adapter's declared conventions (a smoothing
+    #: constant, the +1 pixel box).  Only substitutions and shifts: the Jacobian on differentiated
+    #: arguments stays the identity, so the reference gradient at the mapped arguments is the gradient.
+    reference_args: Callable | None = None
+
+
+class NotDifferentiable(Exception):
+    """Raised by a claim's ``impl.grad`` for a target declared not differentiable."""
 
 
 @dataclass
@@ -55,6 +69,7 @@ class Outcome:
     got: Any = None
     snippet: str = ""
     inputs: str = ""
+    skipped: bool = False  # the check does not apply to this target (a gradient of a NumPy metric)
 
 
 @dataclass
@@ -191,6 +206,24 @@ def _raise_outcome(target, args, dtype, exc, what, **snip):
                    snippet(target, args, dtype, **snip), _inputs_text(target.quantity, args))
 
 
+# -- the reference, as the target presents the quantity ---------------------------------
+def _reference_args(target, args):
+    return target.reference_args(args) if target.reference_args is not None else args
+
+
+def reference_value(target, args, step=None):
+    """(values, sensitivities) of the reference for ``target``: at the arguments its declared
+    conventions map to, and as 1 − q where it returns the loss form."""
+    ref, sens = Reference(target.quantity).evaluate(_reference_args(target, args), step)
+    return (1 - ref if target.complement else ref), sens
+
+
+def reference_vjp(target, args, w, wrt, step=None):
+    """The reference vector-Jacobian product for ``target`` (see :func:`reference_value`)."""
+    g, sens = Reference(target.quantity).vjp(_reference_args(target, args), w, wrt, step)
+    return (-g if target.complement else g), sens
+
+
 # -- value, gradient, stability, masked, jit -------------------------------------------
 def _draw_case(regime, dtype, with_cotangent):
     def draw(data, target):
@@ -208,7 +241,7 @@ def check_value(target, case, *, jit=False):
     q, args, dtype = target.quantity, case["args"], case["dtype"]
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
-    ref, sens = Reference(q).evaluate(args, rel_step(dtype, n, q.passes_of(args)))
+    ref, sens = reference_value(target, args, rel_step(dtype, n, q.passes_of(args)))
     native = _native_args(target, args, dtype)
     fn = target.fn
     if jit:
@@ -225,13 +258,15 @@ def check_value(target, case, *, jit=False):
     got = fw.numpy(out)
     step = rel_step(dtype, n, q.passes_of(args))
     return _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args,
-                                 reference_at=lambda a: Reference(q).evaluate(a, step), jit=jit)
+                                 reference_at=lambda a: reference_value(target, a, step), jit=jit)
 
 
 def check_gradient(target, case):
     """Vector-Jacobian products w.r.t. every argument the contract differentiates."""
     q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
-    if q.differentiable is not None and not q.differentiable(**args):
+    if not target.differentiable:
+        return Outcome(True, skipped=True, message="the target is declared not differentiable")
+    if q.differentiable is not None and not q.differentiable(**_reference_args(target, args)):
         return check_gradient_finite(target, case)
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
@@ -239,7 +274,7 @@ def check_gradient(target, case):
     for wrt in (a.name for a in q.grad_args):
         if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
             continue  # integer labels given for a target: nothing to differentiate
-        ref, sens = Reference(q).vjp(args, w, wrt, rel_step(dtype, n, q.passes_of(args)))
+        ref, sens = reference_vjp(target, args, w, wrt, rel_step(dtype, n, q.passes_of(args)))
         native = _native_args(target, args, dtype)
         try:
             g = fw.vjp(lambda **kw: call(target, kw), native, wrt, fw.array(w, dtype, target.device))
@@ -248,7 +283,7 @@ def check_gradient(target, case):
             return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
         step = rel_step(dtype, n, q.passes_of(args))
         out = _outcome_from_compare(fw.numpy(g), ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
-                                    reference_at=lambda a, wrt=wrt, step=step: Reference(q).vjp(a, w, wrt, step),
+                                    reference_at=lambda a, wrt=wrt, step=step: reference_vjp(target, a, w, wrt, step),
                                     cotangent=w, wrt=wrt)
         if not out.ok:
             return out
@@ -278,7 +313,7 @@ def check_gradient_finite(target, case):
             return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
         bad = np.isnan(g)
         if np.isinf(g).any():
-            ref = np.vectorize(float, otypes=[np.float64])(Reference(q).vjp(args, w, wrt)[0])
+            ref = np.vectorize(float, otypes=[np.float64])(reference_vjp(target, args, w, wrt)[0])
             bad |= np.isinf(g) & ~((np.abs(ref) >= top) & (np.sign(ref) == np.sign(g)))
         if bad.any():
             i = tuple(int(t) for t in np.argwhere(bad)[0])
@@ -290,7 +325,7 @@ def check_gradient_finite(target, case):
 
 def check_value_and_gradient(target, case):
     out = check_value(target, case)
-    if not out.ok or not target.quantity.grad_args:
+    if not out.ok or not target.quantity.grad_args or not target.differentiable:
         return out
     g = check_gradient(target, case)
     if g.ok:
@@ -299,6 +334,24 @@ def check_value_and_gradient(target, case):
 
 
 # -- numerical claims -------------------------------------------------------------------
+def _as_canonical(target, args, out, cotangent=None, wrt=None):
+    """A claim states the canonical quantity: undo the target's output form (1 − q), and under
+    declared conventions take away their effect as the reference computes it (60 digits), so
+    that a claim fails only for what the conventions do not explain.  ``cotangent``/``wrt``:
+    ``out`` is a vector-Jacobian product, not a value."""
+    out = -out if (target.complement and wrt is not None) else (1 - out if target.complement else out)
+    if target.reference_args is None:
+        return out
+    plain = replace(target, complement=False, reference_args=None)
+    if wrt is None:
+        shifted = reference_value(replace(plain, reference_args=target.reference_args), args)[0]
+        canonical = reference_value(plain, args)[0]
+    else:
+        shifted = reference_vjp(replace(plain, reference_args=target.reference_args), args, cotangent, wrt)[0]
+        canonical = reference_vjp(plain, args, cotangent, wrt)[0]
+    return out - np.vectorize(float, otypes=[np.float64])(shifted - canonical)
+
+
 def _claim_draw(claim):
     def draw(data, target):
         args = data.draw(arguments(target.quantity, "claim", "float64"), label="args")
@@ -316,16 +369,24 @@ def _claim_check(claim):
 
         def impl(**kw):
             full = {**args, **kw}
-            return fw.numpy(call(target, _native_args(target, full, "float64")))
+            out = fw.numpy(call(target, _native_args(target, full, "float64")))
+            return _as_canonical(target, full, out)
 
         def grad(wrt, **kw):
             """d sum(output) / d wrt, at the drawn arguments updated by kw."""
-            native = _native_args(target, {**args, **kw}, "float64")
+            if not target.differentiable:
+                raise NotDifferentiable(target.label)
+            full = {**args, **kw}
+            native = _native_args(target, full, "float64")
             shape = np.shape(impl(**kw))
-            return fw.numpy(fw.vjp(lambda **a: call(target, a), native, wrt, fw.array(np.ones(shape), "float64", target.device)))
+            ones = np.ones(shape)
+            g = fw.numpy(fw.vjp(lambda **a: call(target, a), native, wrt, fw.array(ones, "float64", target.device)))
+            return _as_canonical(target, full, g, ones, wrt)
         impl.grad = grad
         try:
             comparisons = claim.check(impl=impl, **args, **case["extra"])
+        except NotDifferentiable:
+            return Outcome(True, skipped=True, message="the claim needs gradients; the target is declared not differentiable")
         except Exception as e:
             return _raise_outcome(target, args, "float64", e, f"claim {claim.name}")
         worst = 0.0

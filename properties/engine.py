@@ -9,6 +9,7 @@ import math
 import sys
 import time
 import warnings
+from dataclasses import replace
 
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hseed
@@ -50,6 +51,10 @@ class _Failed(Exception):
         self.outcome = outcome
 
 
+class _Skipped(_Failed):
+    """The property does not apply to this target (see Outcome.skipped)."""
+
+
 def run_property(prop: Property, target: Target, settings=None, seed=None) -> dict:
     """Run one property; return its result record (see reports.render for the schema)."""
     settings = settings or make_settings()[0]
@@ -59,7 +64,7 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
             out = prop.check(target, None)
         except Exception as e:
             out = Outcome(False, math.inf, message=f"raised {describe_exception(e)}")
-        return _record(prop, "holds" if out.ok else "fails", out, 1, t0)
+        return _record(prop, "skipped" if out.skipped else "holds" if out.ok else "fails", out, 1, t0)
 
     state = {"examples": 0, "max_ulps": 0.0, "allowed": 0.0, "last": None}
     if target.quantity.budget != 1.0 and prop.uses_reference:
@@ -67,6 +72,8 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
 
     def one(case):
         out = prop.check(target, case)
+        if out.skipped:
+            raise _Skipped(out)
         state["examples"] += 1
         if out.max_ulps >= state["max_ulps"]:
             state["max_ulps"], state["allowed"] = out.max_ulps, out.allowed_ulps
@@ -90,6 +97,8 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
                 except UnsatisfiedAssumption:
                     pass
         test()
+    except _Skipped as e:
+        return _record(prop, "skipped", e.outcome, 0, t0)
     except _Failed as e:  # Hypothesis re-raises the shrunk example last
         return _record(prop, "fails", state["last"] or e.outcome, state["examples"], t0, state)
     except (Unsatisfiable, FailedHealthCheck) as e:
@@ -117,7 +126,7 @@ def _record(prop, verdict, out, examples, t0, state=None):
 
 def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", *, label: str = "",
           target_spec: str = "", max_examples=None, seed=None, only=None, progress=None,
-          shrink=True, stop_at_failure=False) -> dict:
+          shrink=True, stop_at_failure=False, conventions=(), complement=False, differentiable=True) -> dict:
     """Run every applicable property of ``quantity`` on ``fn``.
 
     Returns {"label", "target", "framework", "device", "quantity", "results": [...]}.
@@ -125,6 +134,15 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     called with each result as it completes (the CLI prints one line each).
     ``shrink=False`` keeps failing examples as found; ``stop_at_failure``
     ends the audit at the first property that does not hold.
+
+    Adapters (``impls.adapters``) pass what they declare: ``conventions``
+    (objects with ``name``, ``text`` and ``args``, a map from canonical
+    arguments to those at which the spec gives what the library computes),
+    ``complement`` (the callable returns 1 − q) and ``differentiable``.  A
+    conformance property that fails is run again with the conventions
+    applied to the reference: if it holds then, the verdict is
+    ``deviates`` (the deviation's counterexample is kept); if not, it is
+    ``fails`` with the counterexample the conventions do not explain.
     """
     q = spec.get(quantity)
     framework = framework or frameworks.infer(fn)
@@ -133,13 +151,20 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
         raise ValueError(f"framework {framework!r} is not installed")
     if device not in fw.devices():
         raise ValueError(f"device {device!r} is not available for {framework} (available: {fw.devices()})")
-    target = Target(fn, q, framework, device, label or target_spec or getattr(fn, "__qualname__", "target"), target_spec)
+    target = Target(fn, q, framework, device, label or target_spec or getattr(fn, "__qualname__", "target"), target_spec,
+                    complement=complement, differentiable=differentiable)
     settings, seed = make_settings(max_examples, seed, shrink=shrink)
     results = []
     for prop in properties_for(q, framework):
         if only and only not in prop.name:
             continue
-        rec = run_property(prop, target, settings, seed)
+        if not differentiable and prop.name.startswith("gradient["):
+            rec = _record(prop, "skipped", Outcome(True, message="the target is declared not differentiable"),
+                          0, time.perf_counter())
+        else:
+            rec = run_property(prop, target, settings, seed)
+        if rec["verdict"] == "fails" and conventions and prop.kind == "conformance":
+            rec = _under_conventions(prop, target, settings, seed, conventions, rec)
         results.append(rec)
         if progress:
             progress(rec)
@@ -149,16 +174,38 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
             "quantity": quantity, "results": results}
 
 
+def _under_conventions(prop, target, settings, seed, conventions, failed):
+    """Re-run a failed property with the declared conventions applied to the reference."""
+    def mapped(args):
+        for c in conventions:
+            args = c.args(args)
+        return args
+    names = ", ".join(c.name for c in conventions)
+    again = run_property(prop, replace(target, reference_args=mapped), settings, seed)
+    again["conventions"] = names
+    if again["verdict"] == "holds":
+        return {**again, "verdict": "deviates", "counterexample": failed["counterexample"],
+                "max_ulps": failed["max_ulps"], "allowed_ulps": failed["allowed_ulps"],
+                "message": f"holds under the declared convention(s) ({names}); against the spec: {failed['message']}"}
+    if again["verdict"] == "fails":
+        again["message"] = f"fails even with the declared convention(s) applied ({names}): {again['message']}"
+    return again
+
+
+#: verdicts that pass an audit: a deviation by a declared convention is not a failure
+PASSING = ("holds", "deviates", "skipped")
+
+
 def conformance_ok(audit_result: dict, strict: bool = False) -> bool:
     kinds = ("conformance", "contract") if strict else ("conformance",)
-    return all(r["verdict"] == "holds" for r in audit_result["results"] if r["kind"] in kinds)
+    return all(r["verdict"] in PASSING for r in audit_result["results"] if r["kind"] in kinds)
 
 
 def progress_printer(stream=None):
     stream = stream or sys.stdout
 
     def show(rec):
-        mark = {"holds": "PASS", "fails": "FAIL", "error": "ERROR", "skipped": "SKIP"}[rec["verdict"]]
+        mark = {"holds": "PASS", "fails": "FAIL", "error": "ERROR", "skipped": "SKIP", "deviates": "CONV"}[rec["verdict"]]
         ulps = rec.get("max_ulps")
         extra = f"  max {ulps:.3g} ulp" if isinstance(ulps, (int, float)) and ulps else ""
         kind = "" if rec["kind"] == "conformance" else f"  ({rec['kind']})"

@@ -59,6 +59,14 @@ def load_target(target: str):
     return fn
 
 
+def _adapter(name):
+    """The adapter of impls/adapters/ called ``name`` (e.g. seed001.dice_loss), or None."""
+    if ":" in name:
+        return None
+    from impls import adapters
+    return {a.name: a for a in adapters.adapters()}.get(name)
+
+
 def check_signature(fn, q):
     """The callable must accept the catalogue signature (required args positionally, the rest by name)."""
     try:
@@ -82,23 +90,31 @@ def cmd_audit(args):
     import spec
     from properties import engine, profiles
     profiles.load(args.profile)
+    adapter = _adapter(args.target)
+    if adapter and args.quantity not in (None, adapter.quantity):
+        raise UsageError(f"adapter {adapter.name} presents quantity {adapter.quantity!r}, not {args.quantity!r}")
+    if not adapter and not args.quantity:
+        raise UsageError("--quantity is required (except for an adapter's name; see impls/adapters/)")
     try:
-        q = spec.get(args.quantity)
+        q = spec.get(args.quantity or adapter.quantity)
     except ValueError as e:
         raise UsageError(str(e)) from e
-    fn = load_target(args.target)
+    fn = adapter.fn if adapter else load_target(args.target)
     check_signature(fn, q)
     from properties import frameworks
     try:
-        framework = args.framework or frameworks.infer(fn)
+        framework = args.framework or (adapter.framework if adapter else frameworks.infer(fn))
     except ValueError as e:
         raise UsageError(str(e)) from e
     print(f"losscheck audit {args.target} --quantity {q.name} ({framework}, {args.device}, "
           f"{args.max_examples} examples per property{'' if args.seed is None else f', seed {args.seed}'})", flush=True)
     try:
-        result = engine.audit(fn, q.name, framework, args.device, label=args.target, target_spec=args.target,
+        declared = dict(conventions=adapter.conventions, complement=adapter.complement,
+                        differentiable=adapter.differentiable) if adapter else {}
+        result = engine.audit(fn, q.name, framework, args.device, label=args.target,
+                              target_spec=adapter.target if adapter else args.target,
                               max_examples=args.max_examples, seed=args.seed, only=args.only,
-                              progress=engine.progress_printer())
+                              progress=engine.progress_printer(), **declared)
     except ValueError as e:
         raise UsageError(str(e)) from e
     _print_failures([result])
@@ -135,17 +151,28 @@ def _print_failures(results):
 
 def cmd_report(args):
     from properties import profiles
-    from reports.build import audit_ours, build_results
+    from reports.build import audit_adapters, audit_ours, build_results
     from reports.render import write_report
     profiles.load(args.profile)
     audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True)
+    skipped = []
+    if not args.no_third_party:
+        theirs, skipped = audit_adapters(max_examples=args.max_examples, seed=args.seed, verbose=True)
+        audits += theirs
     results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
+    results["skipped_adapters"] = skipped
     paths = write_report(results, args.out)
-    _print_failures(audits)
-    bad = [a for a in audits for r in a["results"] if r["kind"] == "conformance" and r["verdict"] != "holds"]
+    _print_failures([a for a in audits if not a.get("third_party")])
+    bad = [a for a in audits for r in a["results"]
+           if not a.get("third_party") and r["kind"] == "conformance" and r["verdict"] != "holds"]
+    tp = [r for a in audits if a.get("third_party") for r in a["results"] if r["kind"] == "conformance"]
     print(f"\nreport written: {', '.join(str(p) for p in paths.values())}")
     print(f"{len(audits)} audits, {sum(len(a['results']) for a in audits)} properties, "
-          f"{len(bad)} conformance failures")
+          f"{len(bad)} conformance failures on our implementations")
+    if tp or skipped:
+        print(f"third-party code: {sum(r['verdict'] in ('fails', 'error') for r in tp)} findings, "
+              f"{sum(r['verdict'] == 'deviates' for r in tp)} deviations by a declared convention"
+              + (f"; not audited (library missing): {', '.join(s['adapter'] for s in skipped)}" if skipped else ""))
     if bad:
         print("(findings on our own implementations are shown in the report; --strict makes them the exit status)")
     return EXIT_FAIL if bad and args.strict else EXIT_OK
@@ -157,8 +184,9 @@ def parser():
     sub.add_parser("list", help="list the quantities and their signatures").set_defaults(func=cmd_list)
 
     a = sub.add_parser("audit", help="audit one callable against a quantity's spec")
-    a.add_argument("target", help="package.module:callable or path/to/file.py:callable")
-    a.add_argument("--quantity", required=True, help="catalogue name, e.g. logsumexp (see `losscheck list`)")
+    a.add_argument("target", help="package.module:callable, path/to/file.py:callable, or an adapter's name "
+                   "(e.g. seed001.dice_loss, audited with its declared conventions)")
+    a.add_argument("--quantity", help="catalogue name, e.g. logsumexp (see `losscheck list`); implied for an adapter")
     a.add_argument("--framework", choices=("torch", "jax"), help="inferred from the target when omitted")
     a.add_argument("--device", default="cpu", help="cpu (default), cuda (torch) or gpu (jax)")
     a.add_argument("--max-examples", type=_positive_int, default=50, help="Hypothesis examples per property (default 50)")
@@ -176,6 +204,8 @@ def parser():
     r.add_argument("--seed", type=int, help="random seed (default: derandomised)")
     r.add_argument("--strict", action="store_true",
                    help="exit 1 if any conformance property fails on our implementations (default: 0 once written)")
+    r.add_argument("--no-third-party", action="store_true",
+                   help="audit only our implementations (default: also every adapter of impls/adapters/ whose library is installed)")
     r.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
     r.set_defaults(func=cmd_report)
     return p

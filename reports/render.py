@@ -23,7 +23,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-VERDICTS = ("holds", "fails", "error", "skipped")
+VERDICTS = ("holds", "fails", "error", "skipped", "deviates")
+VERDICT_HEADERS = ("✓ holds", "✗ fails", "error", "– skipped", "≈ deviates")
+CONTRACT_VERDICTS = VERDICTS[:4]  # conventions apply to conformance properties only
 FAILING_VERDICTS = ("fails", "error")
 GOOD_CLAIM_STATUSES = ("proved", "proved on instances", "held")
 BAD_CLAIM_STATUSES = ("refuted", "failed")
@@ -188,6 +190,8 @@ def _cell(result: dict | None) -> tuple[str, str]:
         return "error", "error"
     if verdict == "skipped":
         return "skipped", DASH
+    if verdict == "deviates":
+        return "deviates", f"≈ {_text(result.get('conventions'))}".strip()
     return "na", verdict or "?"
 
 
@@ -208,9 +212,12 @@ def _summary_rows(results: dict) -> list[dict]:
 
 
 def _overall(results: dict) -> tuple[str, str]:
-    """(verdict word, explanation) for the whole run."""
-    rows = _summary_rows(results)
+    """(verdict word, explanation) for the whole run: the verdict is our implementations'
+    (third-party findings are reported, not ours to pass or fail)."""
+    rows = [row for row in _summary_rows(results) if not row["third_party"]]
+    theirs = [row for row in _summary_rows(results) if row["third_party"]]
     conformance = sum((row["conformance"] for row in rows), Counter())
+    tp = sum((row["conformance"] for row in theirs), Counter())
     claim_status = Counter(_text(c.get("status"))
                            for q in _quantities(results).values() for c in _claims(q))
     if conformance["fails"] or conformance["error"]:
@@ -224,6 +231,9 @@ def _overall(results: dict) -> tuple[str, str]:
         f"{conformance['holds']} hold, {conformance['fails']} fail, "
         f"{conformance['error']} error, {conformance['skipped']} skipped. "
         f"Claims: {claim_status['refuted']} refuted, {claim_status['failed']} failed. "
+        + (f"Third-party code ({len(theirs)} target(s), not in this verdict): {tp['holds']} hold, "
+           f"{tp['deviates']} deviate by a declared convention, {tp['fails']} fail, {tp['error']} error. "
+           if theirs else "")
         + CONTRACT_NOTE
     )
     return verdict, explanation
@@ -303,6 +313,56 @@ def _target_text(audit: dict) -> str:
     return ", ".join(extras)
 
 
+THIRD_PARTY_INTRO = (
+    "Adapters (`impls/adapters/`) present library code and the seeds' snippets in the catalogue's "
+    "signatures and declare what they do differently on purpose. A conformance property that fails is "
+    "run again with the declared conventions applied to the reference: **deviates** means the "
+    "convention explains the difference (the counterexample shows it), **fails** means it does not. "
+    "A convention maps arguments only, so it never explains a NaN, an overflow or a wrong gradient.")
+
+
+def _third_party(results: dict) -> list[dict]:
+    return [a for a in _audits(results) if a.get("third_party")]
+
+
+def _tp_facts(audit: dict) -> list[tuple[str, str]]:
+    """(label, text) facts about one adapter."""
+    facts = [("Quantity", _text(audit.get("quantity"))), ("Source", _text(audit.get("source"))),
+             ("Called as", _text(audit.get("note"))), ("Returns", _text(audit.get("output")))]
+    if audit.get("differentiable") is False:
+        facts.append(("Gradients", "none (not differentiable): gradient properties skipped"))
+    for c in audit.get("conventions") or []:
+        if isinstance(c, dict):
+            facts.append(("Declared convention", f"{_text(c.get('name'))}: {_text(c.get('text'))}"))
+    return [(k, v) for k, v in facts if v]
+
+
+_DTYPE_DETAIL = re.compile(r": (?:[-+\d.e]+|inf) ULPs of \w+ > allowed [-+\d.e]+")
+
+
+def _grouped(results: list[dict]) -> list[tuple[str, list[str], dict]]:
+    """Results that report the same thing in several dtypes, as (message without the dtype's
+    ULP figures, property names, first result)."""
+    groups: dict[str, tuple[list[str], dict]] = {}
+    for r in results:
+        key = _DTYPE_DETAIL.sub("", _text(r.get("message")))
+        groups.setdefault(key, ([], r))[0].append(_text(r.get("property")))
+    return [(key, names, first) for key, (names, first) in groups.items()]
+
+
+def _tp_findings(audit: dict) -> tuple[str, list[dict], list[dict]]:
+    """(verdict line, conformance results not holding (fails/error), deviations)."""
+    conf = [r for r in _results_of(audit) if not _is_contract(r)]
+    counts = _count(conf)
+    bad = [r for r in conf if r.get("verdict") in FAILING_VERDICTS]
+    dev = [r for r in conf if r.get("verdict") == "deviates"]
+    line = ", ".join(f"{counts[v]} {word}" for v, word in (("holds", "hold"), ("deviates", "deviate by a declared convention"),
+                                                           ("fails", "fail"), ("error", "error"), ("skipped", "skipped"))
+                     if counts[v])
+    verdict = "fails" if bad else "deviates by a declared convention" if dev else "holds"
+    return f"**{verdict}** — conformance: {line or 'nothing run'}", bad, dev
+
+
 # --------------------------------------------------------------------------
 # Markdown
 # --------------------------------------------------------------------------
@@ -352,6 +412,7 @@ def render_markdown(results: dict) -> str:
     results = _mapping(results)
     sections = [_md_header(results), _md_summary(results)]
     sections += [_md_quantity(results, name) for name in _quantity_names(results)]
+    sections.append(_md_third_party(results))
     sections.append(_md_failures(results))
     return "\n\n".join(sections) + "\n"
 
@@ -359,6 +420,7 @@ def render_markdown(results: dict) -> str:
 def _md_header(results: dict) -> str:
     names = _quantity_names(results)
     toc = ["[Summary](#summary)"] + [f"[{n}](#{_gh_slug(n)})" for n in names]
+    toc.append("[Third-party code](#third-party-code)")
     toc.append(f"[Failures](#failures) ({len(_failures(results))})")
     return "\n\n".join([
         "# losscheck report",
@@ -371,15 +433,14 @@ def _md_header(results: dict) -> str:
 
 
 def _md_summary(results: dict) -> str:
-    headers = ["Implementation", "Quantity", "Framework", "Device",
-               "✓ holds", "✗ fails", "error", "– skipped", "contracts ✓/✗/error/–"]
+    headers = ["Implementation", "Quantity", "Framework", "Device", *VERDICT_HEADERS, "contracts ✓/✗/error/–"]
     rows = []
     for row in _summary_rows(results):
         conf, con = row["conformance"], row["contract"]
         label = row["label"] + (" (third party)" if row["third_party"] else "")
         rows.append([label, _md_code(row["quantity"]), row["framework"], row["device"],
                      *(str(conf[v]) for v in VERDICTS),
-                     "/".join(str(con[v]) for v in VERDICTS)])
+                     "/".join(str(con[v]) for v in CONTRACT_VERDICTS)])
     verdict, explanation = _overall(results)
     table = _md_table(headers, rows) if rows else "_No audits were run._"
     return f"## Summary\n\n{table}\n\n**Overall: {verdict}** — {explanation}"
@@ -457,6 +518,33 @@ def _md_quantity(results: dict, name: str) -> str:
     return "\n\n".join(lines)
 
 
+def _md_third_party(results: dict) -> str:
+    parts = ["## Third-party code", THIRD_PARTY_INTRO]
+    audits = _third_party(results)
+    if not audits:
+        parts.append("_No third-party code was audited._")
+    for audit in audits:
+        line, bad, dev = _tp_findings(audit)
+        parts.append(f"### {_text(audit.get('label'))}")
+        parts.append("\n".join(f"- **{k}:** {v}" for k, v in _tp_facts(audit)))
+        parts.append(f"Verdict: {line}")
+        items = [f"- {mark} {', '.join(map(_md_code, names))}: {text}"
+                 for mark, rs in (("✗", bad), ("≈", dev)) for text, names, _ in _grouped(rs)]
+        if items:
+            parts.append("\n".join(items))
+        if bad or dev:
+            first = (bad or dev)[0]
+            parts.append(f"Smallest input for {_md_code(first.get('property'))}"
+                         + (" (all counterexamples: [Failures](#failures))" if bad else "") + ":")
+            parts += [f"{label}:\n\n{_md_block(text, lang)}"
+                      for label, text, lang in _counterexample_parts(first.get("counterexample"))]
+    skipped = [s for s in results.get("skipped_adapters") or [] if isinstance(s, dict)]
+    if skipped:
+        parts.append("Not audited (library not installed): " + ", ".join(
+            f"{_text(s.get('adapter'))} ({_text(s.get('missing'))})" for s in skipped))
+    return "\n\n".join(parts)
+
+
 def _md_failures(results: dict) -> str:
     failures = _failures(results)
     if not failures:
@@ -500,6 +588,7 @@ td.holds { background: #d7f0d7; }
 td.fails { background: #f6c6c6; }
 td.error { background: #f3b08f; }
 td.skipped { background: #e2e2e2; color: #555; }
+td.deviates { background: #fff3c4; }
 td.na { background: #f7f7f7; color: #999; }
 tr.refuted td, tr.failed td { background: #fdecea; }
 pre { background: #f6f8fa; border: 1px solid #ddd; padding: .6em; overflow-x: auto; }
@@ -566,6 +655,7 @@ def render_html(results: dict) -> str:
     ids = _html_ids(_quantity_names(results), "q-")
     body = [_html_header(results, ids), _html_summary(results)]
     body += [_html_quantity(results, name, ids[name]) for name in ids]
+    body.append(_html_third_party(results))
     body.append(_html_failures(results))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -577,6 +667,7 @@ def render_html(results: dict) -> str:
 def _html_header(results: dict, ids: dict[str, str]) -> str:
     toc = ['<li><a href="#summary">Summary</a></li>']
     toc += [f'<li><a href="#{anchor}">{_h(name)}</a></li>' for name, anchor in ids.items()]
+    toc.append('<li><a href="#third-party-code">Third-party code</a></li>')
     toc.append(f'<li><a href="#failures">Failures ({len(_failures(results))})</a></li>')
     generated = _text(results.get("generated")) or "at an unknown time"
     version = _text(results.get("losscheck_version")) or "unknown version"
@@ -590,8 +681,7 @@ def _html_header(results: dict, ids: dict[str, str]) -> str:
 
 
 def _html_summary(results: dict) -> str:
-    headers = ["Implementation", "Quantity", "Framework", "Device",
-               "✓ holds", "✗ fails", "error", "– skipped", "contracts ✓/✗/error/–"]
+    headers = ["Implementation", "Quantity", "Framework", "Device", *VERDICT_HEADERS, "contracts ✓/✗/error/–"]
     rows = []
     for row in _summary_rows(results):
         conf, con = row["conformance"], row["contract"]
@@ -599,7 +689,7 @@ def _html_summary(results: dict) -> str:
         counts = [_td(str(conf[v]), f"num {v}" if conf[v] else "num") for v in VERDICTS]
         rows.append("<tr>" + _td(label) + _td(f"<code>{_h(row['quantity'])}</code>")
                     + _td(_h(row["framework"])) + _td(_h(row["device"])) + "".join(counts)
-                    + _td(html.escape("/".join(str(con[v]) for v in VERDICTS)), "num") + "</tr>")
+                    + _td(html.escape("/".join(str(con[v]) for v in CONTRACT_VERDICTS)), "num") + "</tr>")
     verdict, explanation = _overall(results)
     cls = {"PASS": "pass", "FAIL": "fail"}.get(verdict, "none")
     table = _html_table(headers, rows) if rows else '<p class="note">No audits were run.</p>'
@@ -685,6 +775,35 @@ def _html_quantity(results: dict, name: str, anchor: str) -> str:
     parts.append(_html_matrix(results, name, contract=True))
     parts.append("</section>")
     return "\n".join(p for p in parts if p)
+
+
+def _html_third_party(results: dict) -> str:
+    intro = html.escape(THIRD_PARTY_INTRO).replace("`impls/adapters/`", "<code>impls/adapters/</code>")
+    intro = re.sub(r"\*\*(\w[^*]*)\*\*", r"<strong>\1</strong>", intro)
+    parts = ['<h2 id="third-party-code">Third-party code</h2>', f"<p>{intro}</p>"]
+    audits = _third_party(results)
+    if not audits:
+        parts.append('<p class="note">No third-party code was audited.</p>')
+    for audit in audits:
+        line, bad, dev = _tp_findings(audit)
+        line = re.sub(r"\*\*(.*?)\*\*", r"<strong>\1</strong>", html.escape(line))
+        facts = "".join(f"<li><strong>{html.escape(k)}:</strong> {html.escape(v)}</li>" for k, v in _tp_facts(audit))
+        items = [f"<li>{mark} {', '.join(f'<code>{_h(n)}</code>' for n in names)}: {_h(text)}</li>"
+                 for mark, rs in (("✗", bad), ("≈", dev)) for text, names, _ in _grouped(rs)]
+        parts += [f"<h3>{_h(audit.get('label'))}</h3>", f"<ul>{facts}</ul>", f"<p>Verdict: {line}</p>"]
+        if items:
+            parts.append(f"<ul>{''.join(items)}</ul>")
+        if bad or dev:
+            first = (bad or dev)[0]
+            more = ' (all counterexamples: <a href="#failures">Failures</a>)' if bad else ""
+            parts.append(f"<p>Smallest input for <code>{_h(first.get('property'))}</code>{more}:</p>")
+            parts += [f"<p>{html.escape(label)}:</p>\n{_html_pre(text, lang)}"
+                      for label, text, lang in _counterexample_parts(first.get("counterexample"))]
+    skipped = [s for s in results.get("skipped_adapters") or [] if isinstance(s, dict)]
+    if skipped:
+        parts.append("<p>Not audited (library not installed): " + html.escape(", ".join(
+            f"{_text(s.get('adapter'))} ({_text(s.get('missing'))})" for s in skipped)) + "</p>")
+    return "\n".join(parts)
 
 
 def _html_failures(results: dict) -> str:

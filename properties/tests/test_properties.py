@@ -20,10 +20,13 @@ from properties.engine import make_settings, run_property
 #: (CE ≈ 1e-50; the reference now measures the digits a row loses).
 OPEN = {
     ("soft_topk", "stability[float64]"):
-        "open: x = [-5.96e130, 1.26e-300, 1.89e200, -4.2e-136, -8.9e15], topk = 5: entries 1 and 3 stay "
-        "nearly tied through several passes, each multiplying the adjoint by k(1 − p)(x − min x) ~ 1e130; our "
-        "backward (through the accurate frames) forms adjoints ~1e275 that cancel to the true −6.1e129 and "
-        "returns 7.3e259, while the spec's step structure bounds the adjoint rounding at 387 ULPs (issue note)",
+        "open (a limit of the tolerance model, see issue 2): x = [-5.96e130, 1.26e-300, 1.89e200, -4.2e-136, "
+        "-8.9e15], topk = 5: entries 1 and 3 differ by 4.2e-136 at a span of 6e130, below float64's resolution, "
+        "so pass 4 is an exact tie and pass 5 uniform in float64 but one-hot in exact arithmetic; the exact spec "
+        "with its first step rounded as float64 rounds it (7e-267 relative) gives our gradient (±8.88e259 against "
+        "−7.45e129): the reference's step probes at ±rel_step/2 miss a spike at far smaller perturbations. Also a "
+        "NaN gradient where such a tie meets an overflowing gradient (x = [1.8e308, 4.6e-52, -1.5e-69, "
+        "-5.2e197, 2.8e-40], topk 4–5), a defect",
     # issue 4, found by the first full run after the box family merged (derandomised CI draws)
     ("giou", "claim:translation"):
         "open: on the dyadic grid every area is exact, yet giou(a + s, b + s) differs from giou(a, b) by 2.2e-13 "

@@ -1,0 +1,121 @@
+"""Adapters and declared conventions (impls/adapters): the mechanism, and the
+verdicts on seed 001's snippets, each pinned to the property and the input
+that shows it (the findings the report states)."""
+
+import numpy as np
+import pytest
+
+import impls
+import spec
+from impls import adapters
+from impls.adapters import Adapter, Convention
+from properties import frameworks
+from properties.engine import audit
+from reports.cli import check_signature
+
+torch = pytest.importorskip("torch")
+
+SEED = {a.name: a for a in adapters.adapters()}
+
+
+def _audit(ad, only, **kw):
+    res = audit(ad.fn, ad.quantity, ad.framework, label=ad.name, target_spec=ad.target, only=only,
+                conventions=ad.conventions, complement=ad.complement, differentiable=ad.differentiable, **kw)
+    return {r["property"]: r for r in res["results"]}
+
+
+@pytest.mark.parametrize("ad", adapters.adapters(), ids=lambda a: a.name)
+def test_adapter_presents_the_catalogue_signature(ad):
+    q = spec.get(ad.quantity)
+    check_signature(ad.fn, q)
+    assert ad.framework in frameworks.NAMES
+    assert ad.target.split(":")[0].startswith("impls.adapters.")
+    assert len({c.name for c in ad.conventions}) == len(ad.conventions)
+
+
+def test_adapters_are_not_our_implementations():
+    for fw in impls.FRAMEWORKS:
+        assert not any(".adapters" in m for m in impls.modules(fw))
+
+
+# -- the mechanism, on our own dice presented the way libraries present it -----------------
+def _our_dice_with_smooth_one(probs, targets, smooth=0.0, squared=False):
+    return impls.get("dice", "torch")(probs, targets, smooth=1.0, squared=squared)
+
+
+def _our_dice_loss(probs, targets, smooth=0.0, squared=False):
+    return 1 - impls.get("dice", "torch")(probs, targets, smooth=smooth, squared=squared)
+
+
+SMOOTH_ONE = Convention("smooth = 1", "fixed smoothing constant", lambda a: {**a, "smooth": 1.0})
+
+
+def test_a_declared_convention_explains_a_value_offset():
+    ad = Adapter("test.smooth_one", "dice", "torch", _our_dice_with_smooth_one, ("torch",), "test",
+                 conventions=(SMOOTH_ONE,))
+    r = _audit(ad, "value[float64]", max_examples=10)["value[float64]"]
+    assert r["verdict"] == "deviates", r["message"]
+    assert r["conventions"] == "smooth = 1"
+    assert r["counterexample"] and "fn(" in r["counterexample"]["snippet"]  # what the convention changes
+
+
+def test_without_the_declaration_the_offset_is_a_failure():
+    ad = Adapter("test.smooth_one", "dice", "torch", _our_dice_with_smooth_one, ("torch",), "test")
+    assert _audit(ad, "value[float64]", max_examples=10)["value[float64]"]["verdict"] == "fails"
+
+
+def test_a_convention_does_not_explain_a_nan():
+    def nan_when_empty(probs, targets, smooth=0.0, squared=False):
+        return _our_dice_with_smooth_one(probs, targets) * (probs.sum() + targets.sum()) / (probs.sum() + targets.sum())
+    ad = Adapter("test.nan", "dice", "torch", nan_when_empty, ("torch",), "test", conventions=(SMOOTH_ONE,))
+    r = _audit(ad, "value[float64]", max_examples=30)["value[float64]"]
+    assert r["verdict"] == "fails" and "nan" in r["message"], r["message"]
+
+
+def test_the_loss_form_is_compared_with_one_minus_the_reference():
+    ad = Adapter("test.loss", "dice", "torch", _our_dice_loss, ("torch",), "test", complement=True)
+    res = _audit(ad, "[float64]", max_examples=10)
+    assert {k: r["verdict"] for k, r in res.items()} == {k: "holds" for k in res}
+    assert {"value[float64]", "gradient[float64]", "stability[float64]"} <= set(res)
+
+
+def test_a_convention_applies_to_claims_too():
+    ad = Adapter("test.smooth_one", "dice", "torch", _our_dice_with_smooth_one, ("torch",), "test",
+                 conventions=(SMOOTH_ONE,))
+    r = _audit(ad, "claim:binary_sets", max_examples=10)["claim:binary_sets"]
+    assert r["verdict"] == "deviates", r["message"]
+
+
+# -- seed 001: what the audit finds ----------------------------------------------------
+def test_seed_dice_loss_calls_a_wrong_prediction_perfect():
+    """dice_loss's A_sum = Σ t·p (not Σ p²): a predicted foreground on an empty target costs nothing.
+    With its own conventions (smooth = 1, the squared form its B_sum = Σ t² implies) the loss of
+    probs = [1], targets = [0] is 1 − 1/(1 + 0 + 1) = 0.5; the snippet returns 0."""
+    ad = SEED["seed001.dice_loss"]
+    r = _audit(ad, "value[float64]", max_examples=15)["value[float64]"]
+    assert r["verdict"] == "fails" and "declared convention(s) applied" in r["message"]
+    out = ad.fn(torch.tensor([1.0], dtype=torch.float64), torch.tensor([0.0], dtype=torch.float64))
+    assert float(out) == 0.0
+    assert _audit(ad, "claim:loss_identity", max_examples=15)["claim:loss_identity"]["verdict"] == "fails"
+
+
+def test_seed_get_iou_deviates_by_its_pixel_convention_only_in_moderate_inputs():
+    ad = SEED["seed001.get_iou"]
+    res = _audit(ad, "[float64]", max_examples=15)
+    assert res["value[float64]"]["verdict"] == "deviates"
+    assert res["value[float64]"]["conventions"] == "+1 pixel"
+    assert res["gradient[float64]"]["verdict"] == "skipped"
+    # the union's area overflows for huge boxes (a·b beyond the largest float): IoU 0 instead of ~1e-306
+    assert res["stability[float64]"]["verdict"] == "fails"
+    a = torch.tensor([0.0, 0.0, 1.0, 2251799813685392.0], dtype=torch.float64)
+    b = torch.tensor([0.0, 2251799813685248.0, 2.554675596204405e+294, 2322168557862912.0], dtype=torch.float64)
+    assert float(ad.fn(a, b)) == 0.0
+
+
+def test_seed_soft_f1_score_is_nan_on_an_empty_column():
+    """No guard for an empty column: 0/0 at eps = 0 (the catalogue's F1 is 1 there, loss 0)."""
+    ad = SEED["seed001.soft_f1_score"]
+    r = _audit(ad, "value[float64]", max_examples=15)["value[float64]"]
+    assert r["verdict"] == "fails" and "nan" in r["message"]
+    zero = torch.zeros(3, 1, dtype=torch.float64)
+    assert np.isnan(float(ad.fn(zero, zero)))
