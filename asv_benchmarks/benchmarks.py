@@ -151,6 +151,43 @@ def _optax_dice(jax, optax):
     return dice
 
 
+def _library(module, build):
+    """A peer factory for a torch library that may be missing from the benchmark environment:
+    ``build(library_module)`` returns the callable; NotImplementedError (a skip) without it."""
+    def factory():
+        try:
+            lib = importlib.import_module(module)
+        except ImportError as e:
+            raise NotImplementedError(f"{module} is not installed: {e}") from e
+        return build(lib)
+    return factory
+
+
+def _monai_dice(losses, jaccard=False):
+    """monai's DiceLoss on the whole array as one sample (batch 1, one channel): dice = 1 − loss."""
+    def dice(probs, targets, smooth=0.0, squared=False):
+        loss = losses.DiceLoss(squared_pred=squared, jaccard=jaccard, smooth_nr=smooth, smooth_dr=smooth, reduction="none")
+        return 1 - loss(probs.reshape(1, 1, -1), targets.reshape(1, 1, -1)).reshape(())
+    return dice if not jaccard else (lambda probs, targets, smooth=0.0: dice(probs, targets, smooth))
+
+
+def _kornia_lovasz_softmax(losses):
+    """kornia applies a softmax inside: given log-probabilities it sees our probabilities."""
+    def lovasz_softmax(probs, labels):
+        c = probs.shape[-1]
+        return losses.lovasz_softmax_loss(probs.log().reshape(1, -1, c).permute(0, 2, 1)[..., None],
+                                          labels.reshape(1, -1, 1))
+    return lovasz_softmax
+
+
+def _torchvision_loss(name):
+    """1 − torchvision.ops.<name>(a, b, reduction="none"): the quantity, pair by pair."""
+    def build(ops):
+        loss = getattr(ops, name)
+        return lambda a, b: 1 - loss(a, b, reduction="none")
+    return _library("torchvision.ops", build)
+
+
 def _flat_ce(torch, F):
     def cross_entropy(logits, target):
         n = logits.shape[-1]
@@ -213,8 +250,28 @@ PEERS: dict[str, dict[str, Callable[[], Callable]]] = {
     # optax's Dice is (I + s)/(I + ½(P − I) + ½(T − I) + s) = (2I + 2s)/(P + T + 2s) per class:
     # our smooth is twice its smooth; one class (the foreground of a two-class stack), batch 1
     "dice": {
+        "torch:monai.losses.DiceLoss": _library("monai.losses", _monai_dice),
         "jax:optax.losses.dice_loss": _jax_fn(lambda jax, optax: _optax_dice(jax, optax)),
     },
+    "jaccard": {
+        "torch:monai.losses.DiceLoss(jaccard=True)": _library("monai.losses", lambda m: _monai_dice(m, jaccard=True)),
+    },
+    # kornia averages per image; the whole array is one image here (one sort, as ours)
+    "lovasz_hinge": {
+        "torch:kornia.losses.lovasz_hinge_loss": _library(
+            "kornia.losses", lambda k: lambda logits, labels: k.lovasz_hinge_loss(logits.reshape(1, 1, -1, 1),
+                                                                                   labels.reshape(1, -1, 1))),
+    },
+    "lovasz_softmax": {
+        "torch:kornia.losses.lovasz_softmax_loss (softmax inside)": _library("kornia.losses", _kornia_lovasz_softmax),
+    },
+    # torchvision.ops (torch 2.14.1 + torchvision 0.29.1, the thirdparty environment; skipped without it)
+    "giou": {
+        "torch:monai box_pair_giou": _library("monai.data.box_utils", lambda m: lambda a, b: m.box_pair_giou(a, b)),
+        "torch:torchvision.ops.generalized_box_iou_loss": _torchvision_loss("generalized_box_iou_loss"),
+    },
+    "diou": {"torch:torchvision.ops.distance_box_iou_loss": _torchvision_loss("distance_box_iou_loss")},
+    "ciou": {"torch:torchvision.ops.complete_box_iou_loss": _torchvision_loss("complete_box_iou_loss")},
 }
 
 #: Sizes per quantity where the default shapes do not fit: soft_auc forms all
@@ -224,9 +281,11 @@ SIZE_OVERRIDES = {
     "soft_auc": {"medium": (64, 1000), "large": (256, 1000)},
     "auc": {"medium": (256, 1000), "large": (1024, 1000)},
     "exact_accuracy": {"medium": (256, 1000), "large": (1024, 1000)},
-    # segmentation masks (layout "all"): a batch of 8 images of 512 × 512 at the large size
-    "dice": {"small": (2, 32, 32), "medium": (8, 128, 128), "large": (8, 512, 512)},
-    "jaccard": {"small": (2, 32, 32), "medium": (8, 128, 128), "large": (8, 512, 512)},
+    # segmentation masks (layout "all"): a batch of 8 images of 512 × 512 from the medium size on
+    # (pytest-benchmark's size); lovasz_softmax with 4 classes on the last axis
+    **{q: {"small": (2, 32, 32), "medium": (8, 512, 512), "large": (16, 512, 512)}
+       for q in ("dice", "jaccard", "lovasz_hinge")},
+    "lovasz_softmax": {"small": (2, 32, 32, 4), "medium": (8, 512, 512, 4), "large": (16, 512, 512, 4)},
 }
 
 
