@@ -55,35 +55,6 @@ def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None):
     return audits
 
 
-def audit_adapters(max_examples=None, seed=None, verbose=False, quantities=None):
-    """Audit every adapter of ``impls.adapters`` whose library is installed (on the CPU).
-    Returns (audits, skipped) — skipped: [{"adapter", "quantity", "missing"}]."""
-    from impls import adapters as registry
-    from properties import engine
-    audits, skipped = [], []
-    for ad in registry.adapters():
-        if quantities and ad.quantity not in quantities:
-            continue
-        if not registry.available(ad):
-            skipped.append({"adapter": ad.name, "quantity": ad.quantity, "missing": registry.missing(ad)})
-            if verbose:
-                print(f"skipping {ad.name}: {', '.join(registry.missing(ad))} not installed", flush=True)
-            continue
-        if verbose:
-            print(f"{ad.name} (third party) :: {ad.quantity}", flush=True)
-        t0 = time.perf_counter()
-        res = engine.audit(ad.fn, ad.quantity, ad.framework, "cpu", label=ad.name, target_spec=ad.target,
-                           max_examples=max_examples, seed=seed, conventions=ad.conventions,
-                           complement=ad.complement, differentiable=ad.differentiable,
-                           progress=engine.progress_printer() if verbose else None)
-        res.update(third_party=True, source=ad.source, note=ad.note, seconds=round(time.perf_counter() - t0, 2),
-                   output="1 − q (a loss)" if ad.complement else "q",
-                   conventions=[{"name": c.name, "text": c.text} for c in ad.conventions],
-                   differentiable=ad.differentiable)
-        audits.append(res)
-    return audits, skipped
-
-
 def claim_records(q, audits, symbolic=True, verbose=False):
     """Each claim with its status: proved / proved on instances / refuted (symbolic),
     held / failed with per-implementation verdicts (numerical)."""

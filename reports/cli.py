@@ -3,7 +3,8 @@
     losscheck list
     losscheck audit TARGET --quantity NAME [--framework torch|jax] [--device cpu]
                     [--max-examples N] [--seed S] [--report DIR] [--strict] [--only TEXT]
-    losscheck report [--out DIR] [--max-examples N] [--seed S] [--strict]
+    losscheck report [--out DIR] [--max-examples N] [--seed S] [--strict] [--no-third-party]
+    losscheck audit-all [--out DIR] [--max-examples N] [--seed S] [--timeout S] [--only TEXT]
 
 TARGET is ``package.module:callable`` or ``path/to/file.py:callable``.
 Exit status of ``audit``: 0 every conformance property holds, 1 one fails,
@@ -111,10 +112,17 @@ def cmd_audit(args):
     try:
         declared = dict(conventions=adapter.conventions, complement=adapter.complement,
                         differentiable=adapter.differentiable) if adapter else {}
+        show, done = engine.progress_printer(), []
+
+        def progress(rec):
+            show(rec)
+            done.append(rec)
+            if args.json:  # rewritten after every property: a crash later keeps what finished
+                _write_json(args.json, {"quantity": q.name, "results": done})
         result = engine.audit(fn, q.name, framework, args.device, label=args.target,
                               target_spec=adapter.target if adapter else args.target,
                               max_examples=args.max_examples, seed=args.seed, only=args.only,
-                              progress=engine.progress_printer(), **declared)
+                              progress=progress, **declared)
     except ValueError as e:
         raise UsageError(str(e)) from e
     _print_failures([result])
@@ -131,6 +139,11 @@ def cmd_audit(args):
         paths = write_report(build_results([result], settings=_settings(args), symbolic=False, quantities=[q.name]), args.report)
         print(f"report: {', '.join(str(p) for p in paths.values())}")
     return EXIT_OK if ok else EXIT_FAIL
+
+
+def _write_json(path, data):
+    from reports.render import _atomic_write, to_json
+    _atomic_write(Path(path), to_json(data))
 
 
 def _settings(args):
@@ -151,17 +164,21 @@ def _print_failures(results):
 
 def cmd_report(args):
     from properties import profiles
-    from reports.build import audit_adapters, audit_ours, build_results
+    from reports.build import audit_ours, build_results
     from reports.render import write_report
+    from reports.thirdparty import audit_all
     profiles.load(args.profile)
     audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True)
+    results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
+    paths = write_report(results, args.out)  # ours first: a failure later keeps it
     skipped = []
     if not args.no_third_party:
-        theirs, skipped = audit_adapters(max_examples=args.max_examples, seed=args.seed, verbose=True)
-        audits += theirs
-    results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
-    results["skipped_adapters"] = skipped
-    paths = write_report(results, args.out)
+        print("\nthird-party code (one process per adapter):", flush=True)
+        theirs = audit_all(args.out, max_examples=args.max_examples, seed=args.seed, settings=_settings(args))
+        skipped = theirs["skipped_adapters"]
+        audits += theirs["audits"]
+        results["audits"], results["skipped_adapters"] = audits, skipped
+        paths = write_report(results, args.out)
     _print_failures([a for a in audits if not a.get("third_party")])
     bad = [a for a in audits for r in a["results"]
            if not a.get("third_party") and r["kind"] == "conformance" and r["verdict"] != "holds"]
@@ -176,6 +193,21 @@ def cmd_report(args):
     if bad:
         print("(findings on our own implementations are shown in the report; --strict makes them the exit status)")
     return EXIT_FAIL if bad and args.strict else EXIT_OK
+
+
+def cmd_audit_all(args):
+    from properties import profiles
+    from reports.thirdparty import audit_all
+    profiles.load(args.profile)
+    results = audit_all(args.out, max_examples=args.max_examples, seed=args.seed, timeout=args.timeout,
+                        only=args.only, settings=_settings(args))
+    tp = [r for a in results["audits"] for r in a["results"] if r["kind"] == "conformance"]
+    print(f"\nthird-party report written: {Path(args.out) / 'thirdparty.md'}, {Path(args.out) / 'thirdparty.html'}")
+    print(f"{len(results['audits'])} targets audited; {sum(r['verdict'] in ('fails', 'error') for r in tp)} findings, "
+          f"{sum(r['verdict'] == 'deviates' for r in tp)} deviations by a declared convention")
+    for s in results["skipped_adapters"]:
+        print(f"not audited: {s['adapter']} ({', '.join(s['missing'])} not installed)")
+    return EXIT_OK
 
 
 def parser():
@@ -194,8 +226,18 @@ def parser():
     a.add_argument("--report", metavar="DIR", help="also write index.md, index.html and results.json to DIR")
     a.add_argument("--strict", action="store_true", help="contract checks (ValueError on bad input) also decide the exit status")
     a.add_argument("--only", metavar="TEXT", help="run only properties whose name contains TEXT")
+    a.add_argument("--json", metavar="FILE", help="write the results to FILE (rewritten after every property)")
     a.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
     a.set_defaults(func=cmd_audit)
+
+    t = sub.add_parser("audit-all", help="audit every adapter whose library is installed, one process each")
+    t.add_argument("--out", default="reports/out", help="output folder for thirdparty.{md,html,json} (default reports/out)")
+    t.add_argument("--max-examples", type=_positive_int, default=15, help="Hypothesis examples per property (default 15)")
+    t.add_argument("--seed", type=int, help="random seed (default: derandomised)")
+    t.add_argument("--timeout", type=_positive_int, default=900, help="seconds per adapter before it is stopped (default 900)")
+    t.add_argument("--only", metavar="TEXT", help="only adapters whose name contains TEXT")
+    t.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
+    t.set_defaults(func=cmd_audit_all)
 
     r = sub.add_parser("report", help="audit every registered implementation and write the report")
     r.add_argument("--out", default="reports/out", help="output folder (default reports/out)")

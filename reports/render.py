@@ -37,8 +37,9 @@ DASH = "–"
 # Public API
 # --------------------------------------------------------------------------
 
-def write_report(results: dict, out_dir: str | Path) -> dict[str, Path]:
-    """Write index.md, index.html and results.json atomically into out_dir.
+def write_report(results: dict, out_dir: str | Path, stem: str = "index") -> dict[str, Path]:
+    """Write index.md, index.html and results.json atomically into out_dir
+    (``stem="thirdparty"``: thirdparty.md, thirdparty.html, thirdparty.json).
 
     Returns {"index.md": path, "index.html": path, "results.json": path}.
     """
@@ -46,9 +47,9 @@ def write_report(results: dict, out_dir: str | Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     clean = sanitize(results)
     contents = {
-        "index.md": render_markdown(clean),
-        "index.html": render_html(clean),
-        "results.json": to_json(clean),
+        f"{stem}.md": render_markdown(clean),
+        f"{stem}.html": render_html(clean),
+        "results.json" if stem == "index" else f"{stem}.json": to_json(clean),
     }
     paths: dict[str, Path] = {}
     for name, text in contents.items():
@@ -216,6 +217,8 @@ def _overall(results: dict) -> tuple[str, str]:
     (third-party findings are reported, not ours to pass or fail)."""
     rows = [row for row in _summary_rows(results) if not row["third_party"]]
     theirs = [row for row in _summary_rows(results) if row["third_party"]]
+    if _is_thirdparty(results):  # thirdparty.*: the verdict is the audited code's
+        rows, theirs = theirs, []
     conformance = sum((row["conformance"] for row in rows), Counter())
     tp = sum((row["conformance"] for row in theirs), Counter())
     claim_status = Counter(_text(c.get("status"))
@@ -321,6 +324,15 @@ THIRD_PARTY_INTRO = (
     "A convention maps arguments only, so it never explains a NaN, an overflow or a wrong gradient.")
 
 
+def _title(results: dict) -> str:
+    return "losscheck: third-party code" if _is_thirdparty(results) else "losscheck report"
+
+
+def _is_thirdparty(results: dict) -> bool:
+    """The results of ``losscheck audit-all`` (thirdparty.*), not the main report."""
+    return results.get("kind") == "thirdparty"
+
+
 def _third_party(results: dict) -> list[dict]:
     return [a for a in _audits(results) if a.get("third_party")]
 
@@ -411,8 +423,12 @@ def render_markdown(results: dict) -> str:
     """The whole report as GitHub-flavoured Markdown."""
     results = _mapping(results)
     sections = [_md_header(results), _md_summary(results)]
-    sections += [_md_quantity(results, name) for name in _quantity_names(results)]
-    sections.append(_md_third_party(results))
+    if _is_thirdparty(results):
+        sections.append(_md_third_party(results, full=True))
+        sections += [_md_quantity(results, name, claims=False) for name in _quantity_names(results)]
+    else:
+        sections += [_md_quantity(results, name) for name in _quantity_names(results)]
+        sections.append(_md_third_party(results, full=False))
     sections.append(_md_failures(results))
     return "\n\n".join(sections) + "\n"
 
@@ -420,10 +436,10 @@ def render_markdown(results: dict) -> str:
 def _md_header(results: dict) -> str:
     names = _quantity_names(results)
     toc = ["[Summary](#summary)"] + [f"[{n}](#{_gh_slug(n)})" for n in names]
-    toc.append("[Third-party code](#third-party-code)")
+    toc.insert(1 if _is_thirdparty(results) else len(toc), "[Third-party code](#third-party-code)")
     toc.append(f"[Failures](#failures) ({len(_failures(results))})")
     return "\n\n".join([
-        "# losscheck report",
+        f"# {_title(results)}",
         f"Generated {_text(results.get('generated')) or 'at an unknown time'}"
         f" · losscheck {_text(results.get('losscheck_version')) or 'unknown version'}",
         "**Contents:** " + " · ".join(toc),
@@ -491,7 +507,7 @@ def _md_matrix(results: dict, name: str, contract: bool) -> str:
     return f"{title}\n\n{_md_table(['Implementation'] + columns, body)}"
 
 
-def _md_quantity(results: dict, name: str) -> str:
+def _md_quantity(results: dict, name: str, claims: bool = True) -> str:
     quantity = _quantities(results).get(name, {})
     lines = [f"## {name}"]
     intro = _text(quantity.get("summary"))
@@ -509,7 +525,8 @@ def _md_quantity(results: dict, name: str) -> str:
         facts.append("- **Conventions:**\n" + "\n".join(f"  - {_text(c)}" for c in conventions))
     if facts:
         lines.append("\n".join(facts))
-    lines.append(_md_claims(quantity))
+    if claims:
+        lines.append(_md_claims(quantity))
     conformance = _md_matrix(results, name, contract=False)
     lines.append(conformance or "### Conformance\n\n_No conformance results._")
     contract = _md_matrix(results, name, contract=True)
@@ -518,8 +535,13 @@ def _md_quantity(results: dict, name: str) -> str:
     return "\n\n".join(lines)
 
 
-def _md_third_party(results: dict) -> str:
+def _md_third_party(results: dict, full: bool) -> str:
+    """Per adapter: what it declares, its verdict and findings; ``full``: with the smallest
+    counterexample (thirdparty.md), else a link to it (index.md)."""
     parts = ["## Third-party code", THIRD_PARTY_INTRO]
+    if not full:
+        parts.append("Details, with a counterexample for each finding: [thirdparty.md](thirdparty.md) "
+                     "([HTML](thirdparty.html)).")
     audits = _third_party(results)
     if not audits:
         parts.append("_No third-party code was audited._")
@@ -532,7 +554,7 @@ def _md_third_party(results: dict) -> str:
                  for mark, rs in (("✗", bad), ("≈", dev)) for text, names, _ in _grouped(rs)]
         if items:
             parts.append("\n".join(items))
-        if bad or dev:
+        if (bad or dev) and full:
             first = (bad or dev)[0]
             parts.append(f"Smallest input for {_md_code(first.get('property'))}"
                          + (" (all counterexamples: [Failures](#failures))" if bad else "") + ":")
@@ -654,12 +676,16 @@ def render_html(results: dict) -> str:
     results = _mapping(results)
     ids = _html_ids(_quantity_names(results), "q-")
     body = [_html_header(results, ids), _html_summary(results)]
-    body += [_html_quantity(results, name, ids[name]) for name in ids]
-    body.append(_html_third_party(results))
+    if _is_thirdparty(results):
+        body.append(_html_third_party(results, full=True))
+        body += [_html_quantity(results, name, ids[name], claims=False) for name in ids]
+    else:
+        body += [_html_quantity(results, name, ids[name]) for name in ids]
+        body.append(_html_third_party(results, full=False))
     body.append(_html_failures(results))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            "<title>losscheck report</title>\n"
+            f"<title>{html.escape(_title(results))}</title>\n"
             f"<style>{CSS}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
 
@@ -667,12 +693,12 @@ def render_html(results: dict) -> str:
 def _html_header(results: dict, ids: dict[str, str]) -> str:
     toc = ['<li><a href="#summary">Summary</a></li>']
     toc += [f'<li><a href="#{anchor}">{_h(name)}</a></li>' for name, anchor in ids.items()]
-    toc.append('<li><a href="#third-party-code">Third-party code</a></li>')
+    toc.insert(1 if _is_thirdparty(results) else len(toc), '<li><a href="#third-party-code">Third-party code</a></li>')
     toc.append(f'<li><a href="#failures">Failures ({len(_failures(results))})</a></li>')
     generated = _text(results.get("generated")) or "at an unknown time"
     version = _text(results.get("losscheck_version")) or "unknown version"
     return "\n".join([
-        "<h1>losscheck report</h1>",
+        f"<h1>{html.escape(_title(results))}</h1>",
         f'<p class="meta">Generated {html.escape(generated)} · losscheck {html.escape(version)}</p>',
         '<nav class="toc"><strong>Contents</strong>\n<ul>\n' + "\n".join(toc) + "\n</ul></nav>",
         "<h2>Settings</h2>", _html_key_values(_mapping(results.get("settings"))),
@@ -750,7 +776,7 @@ def _html_matrix(results: dict, name: str, contract: bool) -> str:
     return f"<h3>Conformance</h3>\n{table}"
 
 
-def _html_quantity(results: dict, name: str, anchor: str) -> str:
+def _html_quantity(results: dict, name: str, anchor: str, claims: bool = True) -> str:
     quantity = _quantities(results).get(name, {})
     parts = [f'<section id="{anchor}">', f"<h2>{_h(name)}</h2>"]
     intro = _h(quantity.get("summary"))
@@ -769,7 +795,8 @@ def _html_quantity(results: dict, name: str, anchor: str) -> str:
         facts.append(f"<li><strong>Conventions:</strong><ul>{items}</ul></li>")
     if facts:
         parts.append("<ul>\n" + "\n".join(facts) + "\n</ul>")
-    parts.append(_html_claims(quantity))
+    if claims:
+        parts.append(_html_claims(quantity))
     parts.append(_html_matrix(results, name, contract=False)
                  or '<h3>Conformance</h3>\n<p class="note">No conformance results.</p>')
     parts.append(_html_matrix(results, name, contract=True))
@@ -777,10 +804,13 @@ def _html_quantity(results: dict, name: str, anchor: str) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _html_third_party(results: dict) -> str:
+def _html_third_party(results: dict, full: bool) -> str:
     intro = html.escape(THIRD_PARTY_INTRO).replace("`impls/adapters/`", "<code>impls/adapters/</code>")
     intro = re.sub(r"\*\*(\w[^*]*)\*\*", r"<strong>\1</strong>", intro)
     parts = ['<h2 id="third-party-code">Third-party code</h2>', f"<p>{intro}</p>"]
+    if not full:
+        parts.append('<p>Details, with a counterexample for each finding: <a href="thirdparty.html">thirdparty.html</a> '
+                     '(<a href="thirdparty.md">Markdown</a>).</p>')
     audits = _third_party(results)
     if not audits:
         parts.append('<p class="note">No third-party code was audited.</p>')
@@ -793,7 +823,7 @@ def _html_third_party(results: dict) -> str:
         parts += [f"<h3>{_h(audit.get('label'))}</h3>", f"<ul>{facts}</ul>", f"<p>Verdict: {line}</p>"]
         if items:
             parts.append(f"<ul>{''.join(items)}</ul>")
-        if bad or dev:
+        if (bad or dev) and full:
             first = (bad or dev)[0]
             more = ' (all counterexamples: <a href="#failures">Failures</a>)' if bad else ""
             parts.append(f"<p>Smallest input for <code>{_h(first.get('property'))}</code>{more}:</p>")

@@ -119,3 +119,22 @@ def test_seed_soft_f1_score_is_nan_on_an_empty_column():
     assert r["verdict"] == "fails" and "nan" in r["message"]
     zero = torch.zeros(3, 1, dtype=torch.float64)
     assert np.isnan(float(ad.fn(zero, zero)))
+
+
+# -- isolation: one process per adapter (reports.thirdparty) -----------------------------
+def test_a_target_that_times_out_is_an_error_verdict_and_the_run_goes_on(tmp_path):
+    from reports.thirdparty import run_isolated
+    rec = run_isolated(SEED["seed001.get_iou"], max_examples=2, timeout=1, echo=False)  # not even torch imports in 1 s
+    assert rec["third_party"] and rec["label"] == "seed001.get_iou"
+    assert rec["results"][-1]["verdict"] == "error" and "timed out after 1 s" in rec["results"][-1]["message"]
+
+
+def test_audit_all_writes_the_third_party_report_after_each_target(tmp_path):
+    from reports.thirdparty import audit_all
+    res = audit_all(tmp_path, max_examples=2, only="seed001.dice", echo=False)
+    assert [a["label"] for a in res["audits"]] == ["seed001.dice_loss"]
+    verdicts = {r["property"]: r["verdict"] for r in res["audits"][0]["results"]}
+    assert verdicts["value[float64]"] == "fails"  # the seed's dice_loss finding, found in the child process
+    md = (tmp_path / "thirdparty.md").read_text()
+    assert "### seed001.dice_loss" in md and "smooth = 1" in md and "fails even with the declared convention" in md
+    assert (tmp_path / "thirdparty.html").exists() and (tmp_path / "thirdparty.json").exists()
