@@ -358,6 +358,9 @@ def _grouped(results: list[dict]) -> list[tuple[str, list[str], dict]]:
     groups: dict[str, tuple[list[str], dict]] = {}
     for r in results:
         key = _DTYPE_DETAIL.sub("", _text(r.get("message")))
+        known = _mapping(r.get("known"))
+        if known:
+            key += f" — known: {_text(known.get('reason'))}" + (f" ({_text(known.get('upstream'))})" if known.get("upstream") else "")
         groups.setdefault(key, ([], r))[0].append(_text(r.get("property")))
     return [(key, names, first) for key, (names, first) in groups.items()]
 
@@ -545,6 +548,10 @@ def _md_third_party(results: dict, full: bool) -> str:
     audits = _third_party(results)
     if not audits:
         parts.append("_No third-party code was audited._")
+    stale = results.get("stale_deviations") or []
+    if stale:
+        parts.append("⚠ Rows of the known-deviations table (`impls/adapters/deviations.py`) that matched nothing "
+                     "(the behaviour changed, or the row is wrong):\n\n" + "\n".join(f"- {_md_code(k)}" for k in stale))
     for audit in audits:
         line, bad, dev = _tp_findings(audit)
         parts.append(f"### {_text(audit.get('label'))}")
@@ -585,7 +592,7 @@ def _md_failures(results: dict) -> str:
             f"- **Kind:** {kind} · **Verdict:** {verdict}"
             f" · **Examples:** {_text(result.get('examples')) or 'n/a'}",
             f"- **Max error:** {_allowed_text(result)}",
-        ]))
+        ] + ([f"- **Known:** {_text(_mapping(result.get('known')).get('reason'))}"] if result.get("known") else [])))
         if result.get("message"):
             parts.append(f"Message:\n\n{_md_block(result['message'], 'text')}")
         for label, text, lang in _counterexample_parts(result.get("counterexample")):
@@ -814,6 +821,11 @@ def _html_third_party(results: dict, full: bool) -> str:
     audits = _third_party(results)
     if not audits:
         parts.append('<p class="note">No third-party code was audited.</p>')
+    stale = results.get("stale_deviations") or []
+    if stale:
+        parts.append("<p>⚠ Rows of the known-deviations table (<code>impls/adapters/deviations.py</code>) that matched "
+                     "nothing (the behaviour changed, or the row is wrong):</p><ul>"
+                     + "".join(f"<li><code>{_h(k)}</code></li>" for k in stale) + "</ul>")
     for audit in audits:
         line, bad, dev = _tp_findings(audit)
         line = re.sub(r"\*\*(.*?)\*\*", r"<strong>\1</strong>", html.escape(line))
@@ -855,7 +867,8 @@ def _html_failures(results: dict) -> str:
             f"{html.escape(verdict)} · <strong>Examples:</strong> "
             f"{_h(result.get('examples')) or 'n/a'}</li>",
             f"<li><strong>Max error:</strong> {html.escape(_allowed_text(result))}</li>",
-        ]
+        ] + ([f"<li><strong>Known:</strong> {_h(_mapping(result.get('known')).get('reason'))}</li>"]
+             if result.get("known") else [])
         block = ['<div class="failure">',
                  f"<h3>{mark} {_h(audit.get('label'))} — {_h(result.get('property'))}</h3>",
                  "<ul>\n" + "\n".join(facts) + "\n</ul>"]

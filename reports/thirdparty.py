@@ -83,6 +83,7 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
     """Audit every installed adapter (``only``: names containing it), isolated; write
     ``thirdparty.*`` into ``out_dir`` after each; return the results dict."""
     from impls import adapters as registry
+    from impls.adapters import deviations
 
     from .build import build_results
     from .render import write_report
@@ -97,8 +98,12 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
     runnable = [a for a in chosen if registry.available(a)]
     for i, ad in enumerate(runnable, 1):
         print(f"[{i}/{len(runnable)}] {ad.name} :: {ad.quantity}", flush=True)
-        results["audits"].append(run_isolated(ad, max_examples, seed, timeout, echo))
+        record = run_isolated(ad, max_examples, seed, timeout, echo)
+        deviations.annotate(record)
+        results["audits"].append(record)
         write_report(results, out_dir, stem="thirdparty")
-    if not runnable:
-        write_report(results, out_dir, stem="thirdparty")
+    results["stale_deviations"] = deviations.stale(results["audits"])
+    for row in results["stale_deviations"]:
+        print(f"warning: the known-deviations row {row!r} matched nothing (impls/adapters/deviations.py)", flush=True)
+    write_report(results, out_dir, stem="thirdparty")
     return results

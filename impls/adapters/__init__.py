@@ -59,7 +59,9 @@ class Adapter:
 
 
 def modules() -> list[str]:
-    return sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+    """The adapter modules (every module here but ``deviations``, the known-deviations table)."""
+    return sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__)
+                  if not m.name.startswith("_") and m.name != "deviations")
 
 
 def adapters() -> list[Adapter]:

@@ -138,3 +138,23 @@ def test_audit_all_writes_the_third_party_report_after_each_target(tmp_path):
     md = (tmp_path / "thirdparty.md").read_text()
     assert "### seed001.dice_loss" in md and "smooth = 1" in md and "fails even with the declared convention" in md
     assert (tmp_path / "thirdparty.html").exists() and (tmp_path / "thirdparty.json").exists()
+
+
+# -- the known-deviations table ----------------------------------------------------------
+def test_known_deviations_annotate_failures_and_stale_rows_are_named():
+    from impls.adapters import deviations
+    names = {a.name for a in adapters.adapters()}
+    assert {d.adapter for d in deviations.DEVIATIONS} <= names, "a row names an adapter that does not exist"
+    nan = {"property": "value[float64]", "verdict": "fails", "message": "value: got nan, expected 0.0"}
+    fine = {"property": "value[float32]", "verdict": "holds", "message": ""}
+    audit_f1 = {"label": "seed001.soft_f1_score", "results": [dict(nan), dict(fine)]}
+    deviations.annotate(audit_f1)
+    assert "empty column" in audit_f1["results"][0]["known"]["reason"]
+    assert "known" not in audit_f1["results"][1]  # only failures are explained
+    # the dice row did not match anything in an audit of seed001.dice_loss that found nothing: stale
+    audit_dice = {"label": "seed001.dice_loss", "results": [dict(fine)]}
+    deviations.annotate(audit_dice)
+    stale = deviations.stale([audit_f1, audit_dice])
+    assert any(k.startswith("seed001.dice_loss") for k in stale)
+    assert not any(k.startswith("seed001.soft_f1_score") for k in stale)
+    assert not any(k.startswith("monai") for k in stale)  # not audited in this run: not stale
