@@ -1,4 +1,4 @@
-"""nox sessions: tests (CI), report (the main job), bench, lint.
+"""nox sessions: tests (CI), report (the main job), thirdparty (audits of other libraries), bench, lint.
 
 Every session installs the project with pip into a virtualenv (the CPU
 torch wheel lies on this machine's disk and pip finds it; uv does not) and
@@ -36,6 +36,20 @@ def report(session):
     """Audit every registered implementation and write reports/out/index.{md,html} and results.json."""
     install(session, "torch,jax")
     session.run("losscheck", "report", "--out", "reports/out", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def thirdparty(session):
+    """Audit third-party loss implementations (impls/adapters), one process each: reports/out/thirdparty.{md,html}.
+
+    torch 2.14.1 + torchvision 0.29.1 here (torchvision imports only with that pair; a CUDA build,
+    ~5.5 GB, kept out of the tests session), jax pinned as in constraints.txt, keras on the jax backend.
+    """
+    session.install("--upgrade", "pip")
+    session.install("-c", "constraints-thirdparty.txt", ".[jax]", "torch", "torchvision", "optax", "monai", "kornia",
+                    "scikit-learn", "torchmetrics", "fvcore", "segmentation-models-pytorch", "pytorch-toolbelt", "keras")
+    session.env["KERAS_BACKEND"] = "jax"
+    session.run("losscheck", "audit-all", "--out", "reports/out", *session.posargs)
 
 
 @nox.session(python=PYTHON)

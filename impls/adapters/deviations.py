@@ -45,6 +45,18 @@ DEVIATIONS: list[Deviation] = [
     Deviation("seed001.get_iou", "stability[*]", _says("got 0.0"),
               "the areas (x2 − x1 + 1)·(y2 − y1 + 1) are formed in the input dtype and overflow for large boxes "
               "(float16 from 256 px): IoU 0 where it is positive"),
+    *[Deviation(f"torchvision.{name}", "*[float16]" if half == "16" else "*[bfloat16]", _says("output dtype float32"),
+                "torchvision's box ops upcast half precision to float32 (_upcast) and return float32",
+                "torchvision/ops/_utils.py: _upcast")
+      for name in ("box_iou", "generalized_box_iou_loss", "distance_box_iou_loss", "complete_box_iou_loss")
+      for half in ("16", "b16")],
+    *[Deviation(f"{lib}", "value[float64]", lambda r: True,
+                "eps = 1e-7 is added to the union and to the enclosing box's area (its default): a bias of about "
+                "1e-7/area, visible in float64 and for small boxes", doc)
+      for lib, doc in (("torchvision.generalized_box_iou_loss", "torchvision/ops/giou_loss.py, eps=1e-7"),
+                       ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
+                       ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
+                       ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
     Deviation("monai.box_pair_giou", "*", lambda r: True,
               "box_pair_giou computes in float32 (COMPUTE_DTYPE) and adds float32 eps (1.2e-7) to the union and "
               "the enclosing area: float64 inputs get float32 accuracy, and boxes of area ≲ 1e-5 a visible bias "
