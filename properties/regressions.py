@@ -60,6 +60,11 @@ REGRESSIONS = [
     Regression("exact_accuracy", "value[float64]", {"mu": [0.0, 2.0, 1.0], "sigma": 1.0, "labels": 0}, None,
                "a too-coarse quadrature (4 Gauss–Hermite nodes) is 4% off here: 0.045208 for 0.047151; "
                "EXACT's budget draws only 3 examples, which can all be easy"),
+    Regression("soft_f1", "gradient[float64]", {"probs": [[0.0], [1.0]], "targets": [[0.0], [1.192092896e-07]], "eps": 0.0},
+               (1.0,),
+               "one column, p = [0, 1], t = [0, 1.19e-7]: ∂/∂p_1 = 2t²/D² = 2.8e-14, but autodiff's 2t/D − 2I/D² "
+               "subtracts two 2.4e-7 terms (t·p_1 cancels against itself): 9.3e5 ULPs off in torch, 1.2e5 in jax "
+               "(fixed: at an entry above D/2 the gradient is 2(t(D − p) − (I − pt))/D², sums taken without it)"),
     Regression("auc", "value[float32]", {"scores": [0.0, 3.3e-43], "labels": [1, 0]}, None,
                "a subnormal score: XLA flushes it to 0, a comparison then sees a tie (0.5 instead of 0)"),
 ]
