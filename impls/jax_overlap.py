@@ -28,12 +28,13 @@ Conventions shared by every function here:
 * float16 and bfloat16 are computed in float32 and cast back: the output
   dtype is the dtype of ``probs`` (float64 needs ``jax_enable_x64``).
 * Numerical notes: every sum is of nonnegative terms and
-  ``P + T - I >= (P + T) / 2``, so no value cancels.  soft_f1's gradient
-  ``2 (t_k D - I) / D^2`` would (autodiff's ``2 t_k / D - 2 I / D^2``
-  cancels ``t_k p_k`` against itself where ``p_k`` dominates its column):
-  that entry's is computed from sums that leave it out
-  (``_soft_f1_partial``).  XLA flushes subnormal numbers to zero on CPU and
-  GPU: inputs whose only mass is subnormal count as empty there.
+  ``P + T - I >= (P + T) / 2``, so no value cancels.  The gradients of
+  soft_f1, dice and jaccard would (autodiff's ``2 t_k / D - 2 I / D^2``
+  cancels ``t_k p_k`` against itself where ``p_k`` dominates its column;
+  dice's and jaccard's alike): they are computed in closed form, a dominant
+  entry's from sums that leave it out (``_overlap_partial``).  Squared dice
+  still uses autodiff.  XLA flushes subnormal numbers to
+  zero on CPU and GPU: inputs whose only mass is subnormal count as empty there.
 * Bad input raises ``ValueError`` naming the argument.  Shapes, dtypes and
   ``squared`` are always checked; the ranges of ``probs``/``targets`` and of
   ``smooth``/``eps`` only for concrete values (skipped for tracers under
@@ -41,6 +42,8 @@ Conventions shared by every function here:
 """
 
 from __future__ import annotations
+
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -93,63 +96,95 @@ def _ratio(num, den):
     return jnp.where(empty, jnp.ones_like(num), num / jnp.where(empty, jnp.ones_like(den), den))
 
 
-def _soft_f1_partial(x, y, eps):
-    """d/dx of ``2 I / D`` (``I = sum x y``, ``D = sum x + sum y + eps`` per column over
-    axis 0): ``2 (y_k D - I) / D^2``, 0 in empty columns (``x`` is ``p`` or ``t``, ``y`` the other).
+def _overlap_partial(x, y, c_den, w, c_num, scale=None):
+    """``(w (y_k D - I) - c_num) / S^2`` per column over axis 0, with ``I = sum x y``,
+    ``D = sum x + sum y + c_den`` and ``S`` = ``scale`` (default ``D``); 0 where ``S`` = 0 (empty
+    sets: ``x = y = 0``).  The derivative d/dx_k of every measure here has this form:
 
-    Autodiff's ``2 y_k / D - 2 I / D^2`` rounds ``D`` and ``I`` before subtracting, an error
-    of ``eps * y_k * D``; the derivative's own sensitivity to its inputs is at least
-    ``y_k (D - x_k)``, so that is accurate except where ``x_k`` carries most of ``D``: there
-    the ``y_k x_k`` in ``y_k D`` and in ``I`` cancel exactly (p = [0, 1], t = [0, 1.19e-7]:
-    2 t^2 / D^2 = 2.8e-14 came out 1e5 ULPs off).  An entry above ``h D`` (h = 1/2 + n eps,
-    at most 3/4, for the n terms of D) is the only one of its column (the computed D is at
-    least ``(1 - n eps) D``); its derivative is taken as
-    ``2 (y_m (D - x_m) - (I - x_m y_m)) / D^2``, with both differences summed directly with
-    entry m left out (no subtraction).  The others keep the plain form, within a factor
-    ``1 / (1 - h) <= 4`` of their sensitivity.  The terms are divided by D before
-    subtracting and the difference (at most 1 in magnitude) by D after it, so nothing
-    overflows or underflows that the derivative does not.
+        soft_f1  2 I / D              w = 2, c_den = eps, c_num = 0,      S = D
+        dice     (2 I + s) / D        w = 2, c_den = s,   c_num = s,      S = D
+        jaccard  (I + s) / E          w = 1, c_den = 2 s, c_num = s,      S = E = P + T - I + s
+                 (d/dx_k = (y_k E - (I + s)(1 - y_k)) / E^2 = (y_k (P + T + 2 s) - I - s) / E^2)
+
+    Autodiff's ``w y_k / D - (w I + c_num) / D^2`` (jaccard's alike) rounds ``D`` and ``I``
+    before subtracting, an error of ``eps * y_k * D``; the derivative's own sensitivity to its
+    inputs is at least ``y_k (D - x_k)``, so that is accurate except where ``x_k`` carries most
+    of ``D``: there the ``y_k x_k`` in ``y_k D`` and in ``I`` cancel exactly (p = [0, 1],
+    t = [0, 1.19e-7]: soft_f1's and dice's 2 t^2 / D^2 = 2.8e-14 came out 1e5 ULPs off,
+    jaccard's t^2 / E^2 9e5).  An entry above ``h D`` (h = 1/2 + n eps, at most 3/4, for the
+    n terms of D) is the only one of its column (the computed D is at least ``(1 - n eps) D``);
+    its numerator is taken as ``w (y_m (D - x_m) - (I - x_m y_m)) - c_num``, with both
+    differences summed directly with entry m left out (no subtraction).  The others keep the
+    plain form, within a factor ``1 / (1 - h) <= 4`` of their sensitivity.  The terms are
+    divided by S before subtracting (``D <= 2 S``, ``w I + c_num <= w S``) and the difference by
+    S after it, so nothing overflows or underflows that the derivative does not.
     """
     h = min(0.5 + (x.shape[0] + 2) * float(jnp.finfo(x.dtype).eps), 0.75)
     sum_y, xy = jnp.sum(y, axis=0), x * y
-    den = jnp.sum(x, axis=0) + sum_y + eps
-    d = jnp.where(den == 0, jnp.ones_like(den), den)  # empty columns: x = y = 0, so the result is 0
+    den = jnp.sum(x, axis=0) + sum_y + c_den
+    s = den if scale is None else scale
+    s = jnp.where(s == 0, jnp.ones_like(s), s)  # empty: x = y = 0 and c_num = 0, so the result is 0
     top = x > den * h
-    den_rest = jnp.sum(jnp.where(top, 0, x), axis=0) + sum_y + eps  # D - x_m
+    den_rest = jnp.sum(jnp.where(top, 0, x), axis=0) + sum_y + c_den  # D - x_m
     inter_rest = jnp.sum(jnp.where(top, 0, xy), axis=0)  # I - x_m y_m
-    a = jnp.where(top, den_rest / d, 1)
-    b = jnp.where(top, inter_rest / d, jnp.sum(xy, axis=0) / d)
-    return (y * a - b) / d * 2
+    a = jnp.where(top, den_rest / s, den / s)
+    b = (jnp.where(top, inter_rest, jnp.sum(xy, axis=0)) * w + c_num) / s
+    return (y * a * w - b) / s
 
 
-@jax.custom_jvp
-def _soft_f1(p, t, eps):
-    """``2 sum p t / (sum p + sum t + eps)`` per column over axis 0, differentiated by
-    :func:`_soft_f1_partial` (a jvp rule: forward and reverse mode, any order)."""
+def _overlap_value(p, t, c, kind):
+    """soft_f1 (``c`` = eps), dice or jaccard (``c`` = smooth) per column over axis 0."""
     inter = jnp.sum(p * t, axis=0)
-    den = jnp.sum(p, axis=0) + jnp.sum(t, axis=0) + eps
-    return _ratio(2 * inter, den)
+    size = jnp.sum(p, axis=0) + jnp.sum(t, axis=0)
+    if kind == "soft_f1":
+        return _ratio(2 * inter, size + c)
+    if kind == "dice":
+        return _ratio(2 * inter + c, size + c)
+    return _ratio(inter + c, size - inter + c)  # jaccard: P + T - I >= (P + T)/2, no cancellation
 
 
-def _soft_f1_jvp(primals, tangents):
-    (p, t, eps), (dp, dt, deps) = primals, tangents
-    value = _soft_f1(p, t, eps)
+def _overlap_grad(x, y, c, kind):
+    """d/dx of :func:`_overlap_value` (``x`` is ``p`` or ``t``, ``y`` the other: every measure
+    here is symmetric in them), through :func:`_overlap_partial`."""
+    if kind == "soft_f1":
+        return _overlap_partial(x, y, c, 2, 0)
+    if kind == "dice":
+        return _overlap_partial(x, y, c, 2, c)
+    inter = jnp.sum(x * y, axis=0)
+    return _overlap_partial(x, y, 2 * c, 1, c, scale=jnp.sum(x, axis=0) + jnp.sum(y, axis=0) - inter + c)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
+def _overlap(p, t, c, kind):
+    """:func:`_overlap_value`, differentiated by :func:`_overlap_grad` (a jvp rule: forward
+    and reverse mode, any order); ``kind`` is static."""
+    return _overlap_value(p, t, c, kind)
+
+
+def _overlap_jvp(kind, primals, tangents):
+    (p, t, c), (dp, dt, dc) = primals, tangents
+    value = _overlap(p, t, c, kind)
     out = jnp.zeros_like(value)
     if not isinstance(dp, SymbolicZero):
-        out = out + jnp.sum(_soft_f1_partial(p, t, eps) * dp, axis=0)
+        out = out + jnp.sum(_overlap_grad(p, t, c, kind) * dp, axis=0)
     if not isinstance(dt, SymbolicZero):
-        out = out + jnp.sum(_soft_f1_partial(t, p, eps) * dt, axis=0)
-    if not isinstance(deps, SymbolicZero):  # d/deps = -2 I / D^2 (0 where empty)
-        den = jnp.sum(p, axis=0) + jnp.sum(t, axis=0) + eps
+        out = out + jnp.sum(_overlap_grad(t, p, c, kind) * dt, axis=0)
+    if not isinstance(dc, SymbolicZero):
+        # soft_f1: d/deps = -2 I / D^2; dice, jaccard: d/ds = (P + T - 2 I) / S^2 (S = D, E) with
+        # P + T - 2 I = sum p (1 - t) + t (1 - p) (no cancellation); 0 where empty
+        inter = jnp.sum(p * t, axis=0)
+        size = jnp.sum(p, axis=0) + jnp.sum(t, axis=0)
+        den = size - inter + c if kind == "jaccard" else size + c
         empty = den == 0
         d = jnp.where(empty, jnp.ones_like(den), den)
-        # the barrier keeps XLA from folding (I / D) / D into I / D^2, which can overflow
-        q = jax.lax.optimization_barrier(jnp.sum(p * t, axis=0) / d)
-        out = out + jnp.where(empty, 0, -(q / d * 2)) * deps
+        num = -2 * inter if kind == "soft_f1" else jnp.sum(p * (1 - t) + t * (1 - p), axis=0)
+        # the barrier keeps XLA from folding (num / D) / D into num / D^2, which can overflow
+        q = jax.lax.optimization_barrier(num / d)
+        out = out + jnp.where(empty, 0, q / d) * dc
     return value, out
 
 
-_soft_f1.defjvp(_soft_f1_jvp, symbolic_zeros=True)
+_overlap.defjvp(_overlap_jvp, symbolic_zeros=True)
 
 
 def soft_f1(probs, targets, eps=0.0):
@@ -164,13 +199,13 @@ def soft_f1(probs, targets, eps=0.0):
         ``2 tp / (2 tp + fn + fp + eps)``.  A column with no mass scores 1
         when ``eps`` = 0 and 0 when ``eps`` > 0, with a zero gradient.
 
-    The gradient is computed in closed form (see :func:`_soft_f1_partial`):
+    The gradient is computed in closed form (see :func:`_overlap_partial`):
     autodiff's ``2 t_k / D - 2 I / D^2`` cancels catastrophically when one entry
     carries most of a column.
     """
     p, t, out_dtype = _check_pair(probs, targets, min_ndim=1)
     eps = _check_nonnegative(eps, "eps")
-    return _soft_f1(p, t, jnp.asarray(eps, p.dtype)).astype(out_dtype)
+    return _overlap(p, t, jnp.asarray(eps, p.dtype), "soft_f1").astype(out_dtype)
 
 
 def dice(probs, targets, smooth=0.0, squared=False):
@@ -191,9 +226,12 @@ def dice(probs, targets, smooth=0.0, squared=False):
     smooth = jnp.asarray(_check_nonnegative(smooth, "smooth"), p.dtype)
     if not isinstance(squared, (bool, np.bool_)):
         raise ValueError(f"squared must be a bool, got {squared!r}")
+    if not squared:  # closed-form gradient, as soft_f1's (the same formula with smooth in the numerator)
+        return _overlap(p.reshape(-1), t.reshape(-1), smooth, "dice").astype(out_dtype)
+    # squared: autodiff's d/dp_k = 2 (t_k Q - p_k (2 I + smooth)) / Q^2 cancels where p_k^2 + t_k^2
+    # carries most of Q (t_k (p_k^2 + t_k^2) - 2 p_k^2 t_k = t_k (p_k - t_k)^2): not yet fixed
     inter = jnp.sum(p * t)
-    size = jnp.sum(p * p) + jnp.sum(t * t) if squared else jnp.sum(p) + jnp.sum(t)
-    return _ratio(2 * inter + smooth, size + smooth).astype(out_dtype)
+    return _ratio(2 * inter + smooth, jnp.sum(p * p) + jnp.sum(t * t) + smooth).astype(out_dtype)
 
 
 def jaccard(probs, targets, smooth=0.0):
@@ -209,6 +247,4 @@ def jaccard(probs, targets, smooth=0.0):
     """
     p, t, out_dtype = _check_pair(probs, targets)
     smooth = jnp.asarray(_check_nonnegative(smooth, "smooth"), p.dtype)
-    inter = jnp.sum(p * t)
-    union = jnp.sum(p) + jnp.sum(t) - inter  # >= (P + T)/2: no cancellation
-    return _ratio(inter + smooth, union + smooth).astype(out_dtype)
+    return _overlap(p.reshape(-1), t.reshape(-1), smooth, "jaccard").astype(out_dtype)

@@ -30,10 +30,11 @@ Conventions shared by every function here:
   dtype is the dtype of ``probs``.
 * Numerical notes: every sum is of nonnegative terms and
   ``P + T - I >= (P + T) / 2``, so no value cancels; values lie in [0, 1].
-  soft_f1's gradient ``2 (t_k D - I) / D^2`` would (autodiff's
+  The gradients of soft_f1, dice and jaccard would (autodiff's
   ``2 t_k / D - 2 I / D^2`` cancels ``t_k p_k`` against itself where ``p_k``
-  dominates its column): that entry's is computed from sums that leave it
-  out (``_soft_f1_partial``).
+  dominates its column; dice's and jaccard's alike): they are computed in
+  closed form, a dominant entry's from sums that leave it out
+  (``_overlap_partial``).  Squared dice still uses autodiff.
 * Bad input raises ``ValueError`` naming the argument.  The range checks of
   ``probs`` and ``targets`` read the data: they run for CPU tensors only and
   are skipped on other devices (no device synchronisation); shapes, dtypes
@@ -92,69 +93,98 @@ def _ratio(num: torch.Tensor, den: torch.Tensor) -> torch.Tensor:
     return torch.where(empty, torch.ones_like(num), num / torch.where(empty, torch.ones_like(den), den))
 
 
-def _soft_f1_partial(x: torch.Tensor, y: torch.Tensor, eps: float) -> torch.Tensor:
-    """d/dx of ``2 I / D`` (``I = sum x y``, ``D = sum x + sum y + eps`` per column over
-    axis 0): ``2 (y_k D - I) / D^2``, 0 in empty columns (``x`` is ``p`` or ``t``, ``y`` the other).
+def _overlap_partial(x: torch.Tensor, y: torch.Tensor, c_den: float, w: float, c_num: float,
+                     scale: torch.Tensor | None = None) -> torch.Tensor:
+    """``(w (y_k D - I) - c_num) / S^2`` per column over axis 0, with ``I = sum x y``,
+    ``D = sum x + sum y + c_den`` and ``S`` = ``scale`` (default ``D``); 0 where ``S`` = 0 (empty
+    sets: ``x = y = 0``).  The derivative d/dx_k of every measure here has this form:
 
-    Autodiff's ``2 y_k / D - 2 I / D^2`` rounds ``D`` and ``I`` before subtracting, an error
-    of ``eps * y_k * D``; the derivative's own sensitivity to its inputs is at least
-    ``y_k (D - x_k)``, so that is accurate except where ``x_k`` carries most of ``D``: there
-    the ``y_k x_k`` in ``y_k D`` and in ``I`` cancel exactly (p = [0, 1], t = [0, 1.19e-7]:
-    2 t^2 / D^2 = 2.8e-14 came out 9e5 ULPs off).  An entry above ``h D`` (h = 1/2 + n eps,
-    at most 3/4, for the n terms of D) is the only one of its column (the computed D is at
-    least ``(1 - n eps) D``); its derivative is taken as
-    ``2 (y_m (D - x_m) - (I - x_m y_m)) / D^2``, with both differences summed directly with
-    entry m left out (no subtraction).  The others keep the plain form, within a factor
-    ``1 / (1 - h) <= 4`` of their sensitivity.  The terms are divided by D before
-    subtracting and the difference (at most 1 in magnitude) by D after it, so nothing
-    overflows or underflows that the derivative does not.
+        soft_f1  2 I / D              w = 2, c_den = eps, c_num = 0,      S = D
+        dice     (2 I + s) / D        w = 2, c_den = s,   c_num = s,      S = D
+        jaccard  (I + s) / E          w = 1, c_den = 2 s, c_num = s,      S = E = P + T - I + s
+                 (d/dx_k = (y_k E - (I + s)(1 - y_k)) / E^2 = (y_k (P + T + 2 s) - I - s) / E^2)
+
+    Autodiff's ``w y_k / D - (w I + c_num) / D^2`` (jaccard's alike) rounds ``D`` and ``I``
+    before subtracting, an error of ``eps * y_k * D``; the derivative's own sensitivity to its
+    inputs is at least ``y_k (D - x_k)``, so that is accurate except where ``x_k`` carries most
+    of ``D``: there the ``y_k x_k`` in ``y_k D`` and in ``I`` cancel exactly (p = [0, 1],
+    t = [0, 1.19e-7]: soft_f1's and dice's 2 t^2 / D^2 = 2.8e-14 came out 9e5 ULPs off, and
+    jaccard's t^2 / E^2 alike).  An entry above ``h D`` (h = 1/2 + n eps, at most 3/4, for the n
+    terms of D) is the only one of its column (the computed D is at least ``(1 - n eps) D``); its
+    numerator is taken as ``w (y_m (D - x_m) - (I - x_m y_m)) - c_num``, with both differences
+    summed directly with entry m left out (no subtraction).  The others keep the plain form,
+    within a factor ``1 / (1 - h) <= 4`` of their sensitivity.  The terms are divided by S before
+    subtracting (``D <= 2 S``, ``w I + c_num <= w S``) and the difference by S after it, so
+    nothing overflows or underflows that the derivative does not.
     """
     h = min(0.5 + (x.shape[0] + 2) * torch.finfo(x.dtype).eps, 0.75)
     sum_y, xy = y.sum(dim=0), x * y
-    den = x.sum(dim=0) + sum_y + eps
-    d = torch.where(den == 0, torch.ones_like(den), den)  # empty columns: x = y = 0, so the result is 0
+    den = x.sum(dim=0) + sum_y + c_den
+    s = den if scale is None else scale
+    s = torch.where(s == 0, torch.ones_like(s), s)  # empty: x = y = 0 and c_num = 0, so the result is 0
     top = x > den * h
-    den_rest = torch.where(top, 0.0, x).sum(dim=0) + sum_y + eps  # D - x_m
+    den_rest = torch.where(top, 0.0, x).sum(dim=0) + sum_y + c_den  # D - x_m
     inter_rest = torch.where(top, 0.0, xy).sum(dim=0)  # I - x_m y_m
-    a = torch.where(top, den_rest / d, 1.0)
-    b = torch.where(top, inter_rest / d, xy.sum(dim=0) / d)
-    return torch.addcmul(-b, y, a) / d * 2
+    a = torch.where(top, den_rest / s, den / s)
+    b = torch.where(top, inter_rest, xy.sum(dim=0))
+    b = (b * w + c_num) / s if c_num else b / s * w
+    return torch.addcmul(-b, y, a, value=w) / s
 
 
-class _SoftF1(torch.autograd.Function):
-    """``2 sum p t / (sum p + sum t + eps)`` per column over axis 0, differentiated by
-    :func:`_soft_f1_partial` (the backward and jvp are differentiable operations on the
-    saved inputs, so double backward and ``torch.func`` transforms work too)."""
+def _overlap_value(p: torch.Tensor, t: torch.Tensor, kind: str, c: float) -> torch.Tensor:
+    """soft_f1 (``c`` = eps), dice or jaccard (``c`` = smooth) per column over axis 0."""
+    inter = (p * t).sum(dim=0)
+    size = p.sum(dim=0) + t.sum(dim=0)
+    if kind == "soft_f1":
+        return _ratio(2 * inter, size + c)
+    if kind == "dice":
+        return _ratio(2 * inter + c, size + c)
+    return _ratio(inter + c, size - inter + c)  # jaccard: P + T - I >= (P + T)/2, no cancellation
+
+
+def _overlap_grad(x: torch.Tensor, y: torch.Tensor, kind: str, c: float) -> torch.Tensor:
+    """d/dx of :func:`_overlap_value` (``x`` is ``p`` or ``t``, ``y`` the other: every measure
+    here is symmetric in them), through :func:`_overlap_partial`."""
+    if kind == "soft_f1":
+        return _overlap_partial(x, y, c, 2.0, 0.0)
+    if kind == "dice":
+        return _overlap_partial(x, y, c, 2.0, c)
+    inter = (x * y).sum(dim=0)
+    return _overlap_partial(x, y, 2 * c, 1.0, c, scale=x.sum(dim=0) + y.sum(dim=0) - inter + c)
+
+
+class _Overlap(torch.autograd.Function):
+    """:func:`_overlap_value`, differentiated by :func:`_overlap_grad` (the backward and jvp
+    are differentiable operations on the saved inputs, so double backward and ``torch.func``
+    transforms work too).  ``kind`` and ``c`` are constants."""
 
     generate_vmap_rule = True
 
     @staticmethod
-    def forward(p, t, eps):
-        inter = (p * t).sum(dim=0)
-        den = p.sum(dim=0) + t.sum(dim=0) + eps
-        return _ratio(2 * inter, den)
+    def forward(p, t, kind, c):
+        return _overlap_value(p, t, kind, c)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
-        p, t, eps = inputs
+        p, t, kind, c = inputs
         ctx.save_for_backward(p, t)
         ctx.save_for_forward(p, t)
-        ctx.eps = eps
+        ctx.kind, ctx.c = kind, c
 
     @staticmethod
     def backward(ctx, grad):
         p, t = ctx.saved_tensors
-        return (grad * _soft_f1_partial(p, t, ctx.eps) if ctx.needs_input_grad[0] else None,
-                grad * _soft_f1_partial(t, p, ctx.eps) if ctx.needs_input_grad[1] else None, None)
+        return (grad * _overlap_grad(p, t, ctx.kind, ctx.c) if ctx.needs_input_grad[0] else None,
+                grad * _overlap_grad(t, p, ctx.kind, ctx.c) if ctx.needs_input_grad[1] else None, None, None)
 
     @staticmethod
-    def jvp(ctx, dp, dt, deps):
+    def jvp(ctx, dp, dt, dkind, dc):
         p, t = ctx.saved_tensors
         out = torch.zeros(p.shape[1:], dtype=p.dtype, device=p.device)
         if dp is not None:
-            out = out + (_soft_f1_partial(p, t, ctx.eps) * dp).sum(dim=0)
+            out = out + (_overlap_grad(p, t, ctx.kind, ctx.c) * dp).sum(dim=0)
         if dt is not None:
-            out = out + (_soft_f1_partial(t, p, ctx.eps) * dt).sum(dim=0)
+            out = out + (_overlap_grad(t, p, ctx.kind, ctx.c) * dt).sum(dim=0)
         return out
 
 
@@ -170,13 +200,13 @@ def soft_f1(probs: torch.Tensor, targets: torch.Tensor, eps: float = 0.0) -> tor
         ``2 tp / (2 tp + fn + fp + eps)``.  A column with no mass (all p and
         t zero) scores 1 when ``eps`` = 0 and 0 when ``eps`` > 0, with a zero gradient.
 
-    The gradient is computed in closed form (see :func:`_soft_f1_partial`):
+    The gradient is computed in closed form (see :func:`_overlap_partial`):
     autodiff's ``2 t_k / D - 2 I / D^2`` cancels catastrophically when one entry
     carries most of a column.
     """
     p, t, out_dtype = _check_pair(probs, targets, min_ndim=1)
     eps = _check_nonnegative(eps, "eps")
-    return _SoftF1.apply(p, t, eps).to(out_dtype)
+    return _Overlap.apply(p, t, "soft_f1", eps).to(out_dtype)
 
 
 def dice(probs: torch.Tensor, targets: torch.Tensor, smooth: float = 0.0, squared: bool = False) -> torch.Tensor:
@@ -197,9 +227,12 @@ def dice(probs: torch.Tensor, targets: torch.Tensor, smooth: float = 0.0, square
     smooth = _check_nonnegative(smooth, "smooth")
     if not isinstance(squared, bool):
         raise ValueError(f"squared must be a bool, got {squared!r}")
+    if not squared:  # closed-form gradient, as soft_f1's (the same formula with smooth in the numerator)
+        return _Overlap.apply(p.reshape(-1), t.reshape(-1), "dice", smooth).to(out_dtype)
+    # squared: autodiff's d/dp_k = 2 (t_k Q - p_k (2 I + smooth)) / Q^2 cancels where p_k^2 + t_k^2
+    # carries most of Q (t_k (p_k^2 + t_k^2) - 2 p_k^2 t_k = t_k (p_k - t_k)^2): not yet fixed
     inter = (p * t).sum()
-    size = (p * p).sum() + (t * t).sum() if squared else p.sum() + t.sum()
-    return _ratio(2 * inter + smooth, size + smooth).to(out_dtype)
+    return _ratio(2 * inter + smooth, (p * p).sum() + (t * t).sum() + smooth).to(out_dtype)
 
 
 def jaccard(probs: torch.Tensor, targets: torch.Tensor, smooth: float = 0.0) -> torch.Tensor:
@@ -215,6 +248,4 @@ def jaccard(probs: torch.Tensor, targets: torch.Tensor, smooth: float = 0.0) -> 
     """
     p, t, out_dtype = _check_pair(probs, targets)
     smooth = _check_nonnegative(smooth, "smooth")
-    inter = (p * t).sum()
-    union = p.sum() + t.sum() - inter  # >= (P + T)/2: no cancellation
-    return _ratio(inter + smooth, union + smooth).to(out_dtype)
+    return _Overlap.apply(p.reshape(-1), t.reshape(-1), "jaccard", smooth).to(out_dtype)

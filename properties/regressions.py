@@ -24,7 +24,7 @@ class Regression:
     quantity: str
     property: str  # exact property name, e.g. "stability[float32]"
     args: dict
-    cotangent: tuple | None
+    cotangent: tuple | float | None  # a float for a 0-d output
     why: str
 
     @property
@@ -65,6 +65,16 @@ REGRESSIONS = [
                "one column, p = [0, 1], t = [0, 1.19e-7]: ∂/∂p_1 = 2t²/D² = 2.8e-14, but autodiff's 2t/D − 2I/D² "
                "subtracts two 2.4e-7 terms (t·p_1 cancels against itself): 9.3e5 ULPs off in torch, 1.2e5 in jax "
                "(fixed: at an entry above D/2 the gradient is 2(t(D − p) − (I − pt))/D², sums taken without it)"),
+    Regression("dice", "gradient[float64]", {"probs": [0.0, 1.0], "targets": [0.0, 1.192092896e-07], "smooth": 0.0,
+                                             "squared": False}, 1.0,
+               "as soft_f1's row: ∂/∂p_1 = 2t²/D² = 2.8e-14, autodiff's 2t/D − (2I + s)/D² cancels t·p_1 against "
+               "itself: 9.3e5 ULPs off in torch, 1.2e5 in jax (fixed: the closed form soft_f1 uses, smooth in the "
+               "numerator)"),
+    Regression("jaccard", "gradient[float64]", {"probs": [0.0, 1.0], "targets": [0.0, 1.192092896e-07], "smooth": 0.0},
+               1.0,
+               "∂/∂p_1 = (t(P + T + 2s) − I − s)/E² = t²/E² = 1.4e-14, autodiff's t/E − (I + s)(1 − t)/E² cancels "
+               "t·p_1 against itself: 9.3e5 ULPs off in torch and jax (fixed: at an entry above (P + T + 2s)/2 the "
+               "numerator is t(P + T + 2s − p) − (I − pt) − s, sums taken without it)"),
     Regression("auc", "value[float32]", {"scores": [0.0, 3.3e-43], "labels": [1, 0]}, None,
                "a subnormal score: XLA flushes it to 0, a comparison then sees a tie (0.5 instead of 0)"),
 ]
