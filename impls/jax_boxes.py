@@ -25,10 +25,18 @@ Conventions shared by every function here:
   here they give finite values and finite gradients: IoU = 0 when the union
   has zero area, the GIoU penalty is 0 when ``|C| = 0``, the DIoU penalty is 0
   when ``c = 0``, the aspect angle is ``atan2(w, h)`` (pi/2 for a flat box, 0
-  for a point) and alpha = 0 where ``(1 - IoU) + v = 0`` (``a = b``). Every
-  guarded quotient is a "double where": the unused branch is computed from a
-  safe denominator too, so its (discarded) derivative is finite and no NaN
-  reaches the gradient.
+  for a point, both constants with a zero gradient) and alpha = 0 where
+  ``(1 - IoU) + v = 0`` (``a = b``). Every guarded quotient is a "double
+  where": the unused branch is computed from a safe denominator too, so its
+  (discarded) derivative is finite and no NaN reaches the gradient.
+* At a tie (a coordinate of ``a`` equal to the same coordinate of ``b``),
+  where the quantities are not differentiable, the gradient follows one
+  branch: ``max`` picks ``a``'s coordinate and ``min`` picks ``b``'s, as
+  the spec's branches do (``jnp.maximum`` would pass half the gradient to
+  each side, and where the gradient overflows, near the smallest normal in
+  half precision, the overflow of the mixture could take either sign); an
+  overlap of length 0 keeps the derivative of a positive one (see
+  :func:`relu`).
 * Bad input raises ``ValueError`` naming the argument: not a floating array,
   last axis not of length 4, shapes that do not broadcast, or ``x2 < x1`` /
   ``y2 < y1`` in some box. The value check is done only on concrete arrays
@@ -51,10 +59,14 @@ part of C outside the union, split by which box covers each x), which has
 no cancellation: it is exactly 0 for nested boxes and for boxes that share
 an edge and fill C, where ``1 - |a | b|/|C|`` would leave a rounding error
 of ``eps``, while its gradient is that of ``1 - |a | b|/|C|`` (single terms
-such as ``h_b/|C|``, where the sum's would cancel); DIoU's ``rho^2/c^2`` and CIoU's angles after rescaling both axes to
-the common scale of ``W, H`` by powers of two, so that the larger of the two
-lies in [0.5, 1); CIoU's angles ``atan2(w, h)`` from each box's own lengths
-(scale free). Scale factors are constants (``jax.lax.stop_gradient``).
+such as ``h_b/|C|``, where the sum's would cancel), each box's share
+``length/W`` of ``W`` (or ``H``) differentiated as ``1 - (extent outside the
+box)/W``, whose derivatives are single terms, exactly 0 where the box spans
+C on that axis (those of ``length/W`` would leave a residual ``eps/W``); DIoU's
+``rho^2/c^2`` after rescaling both axes to the common scale of ``W, H`` by
+powers of two, so that the larger of the two lies in [0.5, 1); CIoU's
+angles ``atan2(w, h)`` from each box's own lengths (scale free), constant
+where ``h = 0``. Scale factors are constants (``jax.lax.stop_gradient``).
 """
 
 from __future__ import annotations
@@ -143,6 +155,18 @@ def _safe_div(num, den, ok):
     return jnp.where(ok, num / jnp.where(ok, den, 1), 0)
 
 
+def _hi(u, v):
+    """max(u, v) for u a coordinate of a and v the same coordinate of b, picking u at a tie (the
+    spec's branch: jnp.maximum would pass half the gradient to each, a mixture of the two
+    one-sided derivatives, whose overflow to inf can then have either sign)."""
+    return jnp.where(u >= v, u, v)
+
+
+def _lo(u, v):
+    """min(u, v) likewise, picking v (b's coordinate) at a tie, as the spec does."""
+    return jnp.where(u >= v, v, u)
+
+
 def relu(t):
     """max(t, 0) with derivative 1 at t = 0 (the one-sided derivative of a length that has
     just become 0: a subnormal width flushed to 0 by XLA keeps the gradient of a positive one;
@@ -153,32 +177,49 @@ def relu(t):
 def _outside(a_lo, a_hi, b_lo, b_hi, ext, full):
     r"""Lengths along one axis, divided by the enclosing extent ``ext`` (1 unless ``full``):
     covered by a only, by b only, by both; the gap between the intervals; the extent not
-    covered by a (resp. b).  A point of C lies outside a | b iff its x is in the gap, or its
-    x is covered by a only and its y is not covered by a, or likewise for b, or its x is
-    covered by both and its y lies in the gap: |C \ (a | b)| = only_a_x out_a_y + only_b_x
-    out_b_y + both_x gap_y + gap_x H."""
-    lo, hi = jnp.minimum(a_lo, b_lo), jnp.maximum(a_hi, b_hi)
+    covered by a (resp. b), and a's (resp. b's) share of the extent.  A point of C lies outside a | b iff
+    its x is in the gap, or its x is covered by a only and its y is not covered by a, or
+    likewise for b, or its x is covered by both and its y lies in the gap: |C \ (a | b)| =
+    only_a_x out_a_y + only_b_x out_b_y + both_x gap_y + gap_x H.
+
+    A box's share ``len_a`` of the extent is ``length / ext`` in value, but its derivative is
+    that of ``1 - out_a``, with ``out_a`` a sum of the two overhangs of C beyond a, each 0 or a
+    difference of two coordinates as the spec's branch picks them (max picks a's coordinate,
+    min b's, at a tie).  An overhang that is 0 is a constant, with no path to the coordinates
+    at all; its textbook form ``a_lo - min(a_lo, b_lo)`` would be 0 as the sum of derivatives
+    +1 and -1 reaching ``a_lo`` along two paths, which reverse mode adds to the other
+    contributions to ``a_lo``'s gradient one at a time, so that a small one is lost beside
+    the +-1/ext (seen: 8.5e-8 relative where b spans C in y).  ``length / ext`` itself is
+    worse: its derivative ``1/ext - length/ext^2`` at an end that C shares rounds to a residual
+    ``eps/ext`` where the box spans C.  (As a value ``1 - out_a`` would be poor: it loses the
+    share of a box much smaller than C.)"""
     e = jnp.where(full, ext, 1)
-    return {
+    below, above = a_lo >= b_lo, a_hi >= b_hi  # the spec's branches of min(a_lo, b_lo), max(a_hi, b_hi)
+    over_a = jnp.where(below, a_lo - b_lo, 0) + jnp.where(above, 0, b_hi - a_hi)  # a_lo - lo + hi - a_hi
+    over_b = jnp.where(below, 0, b_lo - a_lo) + jnp.where(above, a_hi - b_hi, 0)
+    out = {
         "only_a": (relu(jnp.minimum(a_hi, b_lo) - a_lo) + relu(a_hi - jnp.maximum(a_lo, b_hi))) / e,
         "only_b": (relu(jnp.minimum(b_hi, a_lo) - b_lo) + relu(b_hi - jnp.maximum(b_lo, a_hi))) / e,
-        "both": relu(jnp.minimum(a_hi, b_hi) - jnp.maximum(a_lo, b_lo)) / e,
+        "both": relu(_lo(a_hi, b_hi) - _hi(a_lo, b_lo)) / e,
         "gap": relu(jnp.maximum(a_lo, b_lo) - jnp.minimum(a_hi, b_hi)) / e,
-        "out_a": ((a_lo - lo) + (hi - a_hi)) / e,
-        "out_b": ((b_lo - lo) + (hi - b_hi)) / e,
-        "len_a": (a_hi - a_lo) / e,
-        "len_b": (b_hi - b_lo) / e,
+        "out_a": over_a / e,
+        "out_b": over_b / e,
     }
+    # value length / e, derivative that of 1 - out (value + (q - q) = value exactly)
+    sg = jax.lax.stop_gradient
+    out["len_a"] = sg((a_hi - a_lo) / e) - (out["out_a"] - sg(out["out_a"]))
+    out["len_b"] = sg((b_hi - b_lo) / e) - (out["out_b"] - sg(out["out_b"]))
+    return out
 
 
 def _terms(a, b, want):
     """The quantities in ``want`` ("giou", "rho2c2", "v"), and "iou", for broadcast boxes a, b."""
     (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b)
     wa, ha, wb, hb = ax2 - ax1, ay2 - ay1, bx2 - bx1, by2 - by1
-    iw = jnp.minimum(ax2, bx2) - jnp.maximum(ax1, bx1)
-    ih = jnp.minimum(ay2, by2) - jnp.maximum(ay1, by1)
-    W = jnp.maximum(ax2, bx2) - jnp.minimum(ax1, bx1)
-    H = jnp.maximum(ay2, by2) - jnp.minimum(ay1, by1)
+    iw = _lo(ax2, bx2) - _hi(ax1, bx1)
+    ih = _lo(ay2, by2) - _hi(ay1, by1)
+    W = _hi(ax2, bx2) - _lo(ax1, bx1)
+    H = _hi(ay2, by2) - _lo(ay1, by1)
     # IoU = |a & b| / |a | b| with every area divided by 2^k, k the exponent of the larger of
     # |a|, |b|: then |a | b| / 2^k >= 1/4, and a product x y 2^-k is formed as (x 2^-k1)(y 2^-k2)
     # (k1 + k2 = k), which neither overflows nor underflows unless it is negligible; 0 where the
@@ -221,17 +262,21 @@ def _angle(box):
     """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
     a small box's lengths subnormal, which XLA flushes to 0), with (w, h) scaled by a power of
     two so that the larger lies in [0.5, 1) (no underflow of w^2 + h^2 in the derivative);
-    lengths halved where a coordinate
-    exceeds max/4 (x2 - x1 could overflow); 0 for a point, with a zero gradient."""
-    big = jax.lax.stop_gradient(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
+    lengths halved where a coordinate exceeds max/4 (x2 - x1 could overflow).  Where h = 0
+    the angle is the spec's constant, with a zero gradient: pi/2 for a flat box (w > 0), 0 for
+    a point.  (atan2's derivative in h there, -1/w, overflows for a subnormal w and nearly
+    so for w near the smallest normal, while the spec's branch for a flat box is constant.)"""
+    sg = jax.lax.stop_gradient
+    big = sg(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
     half = box * 0.5
     w = jnp.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
     h = jnp.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
     k = _exponent(jnp.maximum(w, h))  # max(w, h) into [0.5, 1): h/(w^2 + h^2) must not meet 0/0
     k = jnp.where(k == _LOW, 0, k)
+    flat = sg(h) == 0  # decided before scaling: a positive h that the scaling makes 0 (h << w) keeps atan2
+    const = jnp.where(sg(w) > 0, jnp.pi / 2, 0).astype(w.dtype)
     w, h = _scaled(w, -k), _scaled(h, -k)
-    pt = (w == 0) & (h == 0)
-    return jnp.where(pt, 0, jnp.arctan2(jnp.where(pt, 1, w), jnp.where(pt, 1, h)))
+    return jnp.where(flat, const, jnp.arctan2(jnp.where(flat, 1, w), jnp.where(flat, 1, h)))
 
 
 def box_iou(a, b):
@@ -290,10 +335,10 @@ def ciou(a, b):
     ``v = (4/pi^2)(atan(w_b/h_b) - atan(w_a/h_a))^2`` measures the difference
     of aspect ratios and ``alpha = v / ((1 - IoU) + v)`` weighs it; as in the
     paper, alpha is a constant in the gradient (``jax.lax.stop_gradient``).
-    The angles are ``atan2(w, h)`` of each box's lengths at a common
-    power-of-two scale (pi/2 for a flat box, 0 with a zero gradient for a
-    point); alpha = 0 where ``(1 - IoU) + v = 0`` (``a = b``). Shapes, dtypes
-    and errors as :func:`box_iou`.
+    The angles are ``atan2(w, h)`` of each box's lengths, scaled by a power
+    of two of their own (pi/2 for a flat box, 0 for a point, both with a zero
+    gradient); alpha = 0 where ``(1 - IoU) + v = 0`` (``a = b``). Shapes,
+    dtypes and errors as :func:`box_iou`.
     """
     a, b, out_dtype = _prepare(a, b)
     t = _terms(a, b, ("rho2c2", "v"))

@@ -23,9 +23,18 @@ Conventions shared by every function here:
   here they give finite values and finite gradients: IoU = 0 when the union
   has zero area, the GIoU penalty is 0 when ``|C| = 0``, the DIoU penalty is 0
   when ``c = 0``, the aspect angle is ``atan2(w, h)`` (pi/2 for a flat box, 0
-  for a point) and alpha = 0 where ``(1 - IoU) + v = 0`` (``a = b``). Every
-  0/0 is avoided by a ``where`` whose other branch sees a safe denominator,
-  so no NaN reaches the backward pass either.
+  for a point, both constants with a zero gradient) and alpha = 0 where
+  ``(1 - IoU) + v = 0`` (``a = b``). Every 0/0 is avoided by a ``where``
+  whose other branch sees a safe denominator, so no NaN reaches the
+  backward pass either.
+* At a tie (a coordinate of ``a`` equal to the same coordinate of ``b``),
+  where the quantities are not differentiable, the gradient is the
+  one-sided one of the spec's branch: ``max`` picks ``a``'s coordinate,
+  ``min`` picks ``b``'s, and an overlap of length 0 is the constant 0. Where
+  that one-sided gradient overflows (lengths near the smallest subnormal),
+  ours may be ``inf`` of the same sign (``torch.maximum`` would pass half
+  the gradient to each side, and the overflow of the mixture could take
+  either sign).
 * Bad input raises ``ValueError`` naming the argument: not a floating tensor,
   last axis not of length 4, shapes that do not broadcast, or (CPU tensors
   only; skipped elsewhere to avoid a device synchronisation) ``x2 < x1`` or
@@ -46,11 +55,15 @@ part of C outside the union, split by which box covers each x), which has
 no cancellation: it is exactly 0 for nested boxes and for boxes that share
 an edge and fill C, where ``1 - |a | b|/|C|`` would leave a rounding error
 of ``eps``, while its gradient is that of ``1 - |a | b|/|C|`` (single terms
-such as ``h_b/|C|``, where the sum's would cancel); DIoU's ``rho^2/c^2`` and CIoU's angles after
-rescaling both axes to the common scale of ``W, H`` by powers of two, so
-that the larger of the two lies in [0.5, 1); CIoU's angles ``atan2(w, h)``
-from each box's own lengths (scale free). Scale factors are computed
-without gradient (they are exact constants).
+such as ``h_b/|C|``, where the sum's would cancel), each box's share
+``length/W`` of ``W`` (or ``H``) differentiated as ``1 - (extent outside the
+box)/W``, whose derivatives are single terms, exactly 0 where the box spans
+C on that axis (those of ``length/W`` would leave a residual ``eps/W``); DIoU's
+``rho^2/c^2`` after rescaling both axes to the common scale of ``W, H`` by
+powers of two, so that the larger of the two lies in [0.5, 1); CIoU's
+angles ``atan2(w, h)`` from each box's own lengths (scale free), constant
+where ``h = 0``. Scale factors are computed without gradient (they are
+exact constants).
 """
 
 from __future__ import annotations
@@ -116,6 +129,24 @@ def _exponent(x: torch.Tensor) -> torch.Tensor:
     return torch.where(x != 0, e, _LOW)
 
 
+def _hi(u, v):
+    """max(u, v) for u a coordinate of a and v the same coordinate of b, picking u at a tie (the
+    spec's branch: torch.maximum would pass half the gradient to each, a mixture of the two
+    one-sided derivatives, whose overflow to inf can then have either sign)."""
+    return torch.where(u >= v, u, v)
+
+
+def _lo(u, v):
+    """min(u, v) likewise, picking v (b's coordinate) at a tie, as the spec does."""
+    return torch.where(u >= v, v, u)
+
+
+def _pos(t):
+    """max(t, 0) with derivative 0 at t = 0 (the spec's clamp: an interval that just touches has
+    no overlap, a constant 0)."""
+    return torch.where(t > 0, t, torch.zeros_like(t))
+
+
 def _axes(a, b):
     """Per axis: the coordinates of a and b scaled by 2^-E (largest |coordinate| in [0.5, 1)) and E."""
     out = []
@@ -142,32 +173,49 @@ def _common(u, eu, v, ev):
 def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat):
     r"""Lengths along one axis, divided by the enclosing extent ``ext`` (1 where ``flat``):
     covered by a only, by b only, by both; the gap between the intervals; the extent not
-    covered by a (resp. b).  A point of C lies outside a | b iff its x is in the gap, or its
-    x is covered by a only and its y is not covered by a, or likewise for b, or its x is
-    covered by both and its y lies in the gap: |C \ (a | b)| = only_a_x out_a_y + only_b_x
-    out_b_y + both_x gap_y + gap_x H."""
-    lo, hi = torch.minimum(a_lo, b_lo), torch.maximum(a_hi, b_hi)
+    covered by a (resp. b), and a's (resp. b's) share of the extent.  A point of C lies outside a | b iff
+    its x is in the gap, or its x is covered by a only and its y is not covered by a, or
+    likewise for b, or its x is covered by both and its y lies in the gap: |C \ (a | b)| =
+    only_a_x out_a_y + only_b_x out_b_y + both_x gap_y + gap_x H.
+
+    A box's share ``len_a`` of the extent is ``length / ext`` in value, but its derivative is
+    that of ``1 - out_a``, with ``out_a`` a sum of the two overhangs of C beyond a, each 0 or a
+    difference of two coordinates as the spec's branch picks them (max picks a's coordinate,
+    min b's, at a tie).  An overhang that is 0 is a constant, with no path to the coordinates
+    at all; its textbook form ``a_lo - min(a_lo, b_lo)`` would be 0 as the sum of derivatives
+    +1 and -1 reaching ``a_lo`` along two paths, which reverse mode adds to the other
+    contributions to ``a_lo``'s gradient one at a time, so that a small one is lost beside
+    the +-1/ext (seen: 8.5e-8 relative where b spans C in y).  ``length / ext`` itself is
+    worse: its derivative ``1/ext - length/ext^2`` at an end that C shares rounds to a residual
+    ``eps/ext`` where the box spans C.  (As a value ``1 - out_a`` would be poor: it loses the
+    share of a box much smaller than C.)"""
     e = torch.where(flat, torch.ones_like(ext), ext)
-    return {
+    below, above = a_lo >= b_lo, a_hi >= b_hi  # the spec's branches of min(a_lo, b_lo), max(a_hi, b_hi)
+    zero = torch.zeros_like(a_lo)
+    over_a = torch.where(below, a_lo - b_lo, zero) + torch.where(above, zero, b_hi - a_hi)  # a_lo - lo + hi - a_hi
+    over_b = torch.where(below, zero, b_lo - a_lo) + torch.where(above, a_hi - b_hi, zero)
+    out = {
         "only_a": ((torch.minimum(a_hi, b_lo) - a_lo).clamp(min=0) + (a_hi - torch.maximum(a_lo, b_hi)).clamp(min=0)) / e,
         "only_b": ((torch.minimum(b_hi, a_lo) - b_lo).clamp(min=0) + (b_hi - torch.maximum(b_lo, a_hi)).clamp(min=0)) / e,
-        "both": (torch.minimum(a_hi, b_hi) - torch.maximum(a_lo, b_lo)).clamp(min=0) / e,
+        "both": _pos(_lo(a_hi, b_hi) - _hi(a_lo, b_lo)) / e,
         "gap": (torch.maximum(a_lo, b_lo) - torch.minimum(a_hi, b_hi)).clamp(min=0) / e,
-        "out_a": ((a_lo - lo) + (hi - a_hi)) / e,
-        "out_b": ((b_lo - lo) + (hi - b_hi)) / e,
-        "len_a": (a_hi - a_lo) / e,
-        "len_b": (b_hi - b_lo) / e,
+        "out_a": over_a / e,
+        "out_b": over_b / e,
     }
+    # value length / e, derivative that of 1 - out (value + (q - q) = value exactly)
+    out["len_a"] = ((a_hi - a_lo) / e).detach() - (out["out_a"] - out["out_a"].detach())
+    out["len_b"] = ((b_hi - b_lo) / e).detach() - (out["out_b"] - out["out_b"].detach())
+    return out
 
 
 def _terms(a, b, want):
     """The quantities in ``want`` ("iou", "giou", "rho2c2", "v") for broadcast boxes a, b."""
     (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b)
     wa, ha, wb, hb = ax2 - ax1, ay2 - ay1, bx2 - bx1, by2 - by1
-    iw = torch.minimum(ax2, bx2) - torch.maximum(ax1, bx1)
-    ih = torch.minimum(ay2, by2) - torch.maximum(ay1, by1)
-    W = torch.maximum(ax2, bx2) - torch.minimum(ax1, bx1)
-    H = torch.maximum(ay2, by2) - torch.minimum(ay1, by1)
+    iw = _lo(ax2, bx2) - _hi(ax1, bx1)
+    ih = _lo(ay2, by2) - _hi(ay1, by1)
+    W = _hi(ax2, bx2) - _lo(ax1, bx1)
+    H = _hi(ay2, by2) - _lo(ay1, by1)
     one = torch.ones_like(W)
     out = {}
     # IoU = |a & b| / |a | b| with every area divided by 2^k, k the exponent of the larger of
@@ -183,7 +231,7 @@ def _terms(a, b, want):
     def area(x, y):
         return _scaled(x, -k1) * _scaled(y, k1 - k)
 
-    inter = area(iw.clamp(min=0), ih.clamp(min=0))
+    inter = area(_pos(iw), _pos(ih))
     union = area(wa, ha) + area(wb, hb) - inter
     iou = torch.where(meet, inter / torch.where(meet, union, one), torch.zeros_like(W))
     out["iou"] = iou
@@ -213,8 +261,11 @@ def _terms(a, b, want):
 def _angle(box):
     """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
     a small box's lengths subnormal), with (w, h) scaled by a power of two so that the larger
-    lies in [0.5, 1) (no underflow of w^2 + h^2 in the derivative); lengths halved where a coordinate exceeds max/4 (x2 - x1
-    could overflow); 0 for a point, with a zero gradient."""
+    lies in [0.5, 1) (no underflow of w^2 + h^2 in the derivative); lengths halved where a
+    coordinate exceeds max/4 (x2 - x1 could overflow).  Where h = 0 the angle is the spec's
+    constant, with a zero gradient: pi/2 for a flat box (w > 0), 0 for a point.  (atan2's
+    derivative in h there, -1/w, overflows to inf for a subnormal w, while the spec's branch
+    for a flat box is constant.)"""
     with torch.no_grad():
         big = box.abs().amax(-1) > torch.finfo(box.dtype).max / 4
     half = box * 0.5
@@ -223,10 +274,12 @@ def _angle(box):
     with torch.no_grad():  # max(w, h) into [0.5, 1): the derivative h/(w^2 + h^2) must not meet 0/0
         k = _exponent(torch.maximum(w, h))
         k = torch.where(k == _LOW, 0, k)
+        # decided before scaling: a positive h that the scaling makes 0 (h << w) keeps atan2
+        flat = h == 0
+        const = torch.where(w > 0, torch.full_like(w, math.pi / 2), torch.zeros_like(w))
     w, h = _scaled(w, -k), _scaled(h, -k)
-    pt = (w == 0) & (h == 0)
     one = torch.ones_like(w)
-    return torch.where(pt, torch.zeros_like(w), torch.atan2(torch.where(pt, one, w), torch.where(pt, one, h)))
+    return torch.where(flat, const, torch.atan2(torch.where(flat, one, w), torch.where(flat, one, h)))
 
 
 def box_iou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -285,9 +338,10 @@ def ciou(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     ``v = (4/pi^2)(atan(w_b/h_b) - atan(w_a/h_a))^2`` measures the difference
     of aspect ratios and ``alpha = v / ((1 - IoU) + v)`` weighs it; as in the
     paper, alpha is a constant in the gradient (computed under
-    ``torch.no_grad``). The angles are ``atan2(w, h)`` of each box's lengths
-    at a common power-of-two scale (pi/2 for a flat box, 0 with a zero
-    gradient for a point); alpha = 0 where ``(1 - IoU) + v = 0`` (``a = b``).
+    ``torch.no_grad``). The angles are ``atan2(w, h)`` of each box's lengths,
+    scaled by a power of two of their own (pi/2 for a flat box, 0 for a
+    point, both with a zero gradient); alpha = 0 where ``(1 - IoU) + v = 0``
+    (``a = b``).
     Shapes, dtypes and errors as :func:`box_iou`.
     """
     a, b, out_dtype = _prepare(a, b)

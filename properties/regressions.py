@@ -77,6 +77,55 @@ REGRESSIONS = [
                "numerator is t(P + T + 2s − p) − (I − pt) − s, sums taken without it)"),
     Regression("auc", "value[float32]", {"scores": [0.0, 3.3e-43], "labels": [1, 0]}, None,
                "a subnormal score: XLA flushes it to 0, a comparison then sees a tie (0.5 instead of 0)"),
+    Regression("giou", "stability[float64]", {"a": [[-1.0, -1.0, 6.0, 80.0]], "b": [[0.0, 0.0, 1.0, 1.0]]}, (1.0,),
+               "b inside a: ∂GIoU/∂a_y1 = 7/567² exactly, but a's share of H formed as h_a/H = 1 has the derivative "
+               "1/H − h_a/H², which rounded to a residual eps/H (63.9 ULPs, 59.9 allowed; fixed: the share is "
+               "differentiated as 1 − (H outside a)/H, exactly constant where a spans C)"),
+    Regression("giou", "stability[float64]",
+               {"a": [[-5015562465890284.0, -6.3667083948115496e16, 4.3336437000721497e307, 1.8353979324568467e219]],
+                "b": [[5.982203967458401e156, 1.9, 6.169147841441476e156, 7342453673930406.0]]}, (0.6811542566130204,),
+               "b inside a, IoU below the smallest subnormal: the gradient is 0, but the same residual of 1/H − h_a/H² "
+               "(eps/H at the scale of a's y axis) gave ±7.9e-236 in ∂/∂a_y1, ∂/∂a_y2"),
+    Regression("giou", "stability[float64]",
+               {"a": [[-467142189384371.9, 3.172758658534612e-31, 4.163615880537428e16, 1.945944730077049e156]],
+                "b": [[-3.936541235583594e16, -4.249663441200618e16, 4.163615880537427e16, 1.56211852138046e308]]},
+               (0.5489870448649534,),
+               "a's share of H is 1.2e-152: formed as 1 − (H outside a)/H (a first attempt at the previous row's "
+               "fix) it is lost, and ∂GIoU/∂a_x1 = −8.4e-170 came out 0; the share's value must be h_a/H"),
+    Regression("ciou", "stability[float64]",
+               {"a": [[0.0, 0.12396711324148793, 5e-324, 0.12396711324148793]], "b": [[0.0, 0.0, 0.0, 0.0]]},
+               (0.12396711324148793,),
+               "a flat box of subnormal width: atan2(w, h)'s derivative −1/w in h overflowed (the gradient "
+               "[0, −inf, 0, inf] in torch), where the spec's angle of a flat box is the constant π/2 (fixed: "
+               "constant angles with a zero gradient where h = 0)"),
+    Regression("ciou", "stability[float32]",
+               {"a": [[0.0, 0.125, 1.401298464324817e-45, 0.125]], "b": [[0.0, 0.0, 0.0, 0.0]]}, (0.125,),
+               "the previous row in float32 (constructed, not drawn): a flat box of the smallest subnormal width, "
+               "torch's gradient [0, −inf, 0, inf]"),
+    Regression("ciou", "stability[bfloat16]",
+               {"a": [[0.0, 0.125, 9.183549615799121e-41, 0.125]], "b": [[0.0, 0.0, 0.0, 0.0]]}, (0.125,),
+               "as in float32 (computed in float32, where bfloat16's smallest subnormal width is subnormal too)"),
+    Regression("giou", "stability[float64]", {"a": [[0.0, 5e-324, 2.0, 1e-323]], "b": [[0.0, 5e-324, 1.0, 1e-323]]},
+               (1.0,),
+               "ties on three sides, heights of one subnormal ulp: the one-sided ∂/∂a_y2 of the spec's branch is "
+               "−1/(2h) = −inf, but torch.maximum/minimum split a tie's gradient half and half, and the mixture "
+               "overflowed to +inf (found by the audit; fixed: max picks a's coordinate, min b's, as the spec)"),
+    Regression("box_iou", "stability[float16]", {"a": [[0.0, 0.0, 1.1920928955078125e-07, 1.0]],
+                                                  "b": [[0.0, 0.0, 5.960464477539063e-08, 1.0]]}, (1.0,),
+               "the same in half precision (constructed): widths of one and two subnormal float16 ulps sharing "
+               "x1, ∂/∂b_x1 overflows float16 and the half-and-half tie gradient (torch and jax alike) took the other sign"),
+    Regression("giou", "stability[float32]", {"a": [[0.0, 0.0, 1.0, 1.1754943508222875e-38]],
+                                               "b": [[0.5, 5.877471754111438e-39, 0.515625, 5.289724578700294e-38]]},
+               (1.0,),
+               "XLA flushes b's subnormal y1 to 0, a tie with a's y1: jnp.maximum's half-and-half gradient gave "
+               "∂/∂a_y1 = −1.60e37, the one-sided value of neither branch (−1.39e37 for the spec's; found by the "
+               "audit; fixed with the previous row)"),
+    Regression("giou", "stability[float64]",
+               {"a": [[0.0, 0.0, 3.3962991156564384e298, 5.310493370433129e16]],
+                "b": [[-1.1996322583513824e308, -1.0, 3.396299500491828e298, 5.31049337043313e16]]}, (1.0,),
+               "b spans C in y: its overhang a_lo − min(a_lo, b_lo) is 0 with derivatives +1 and −1 along two "
+               "paths, which reverse mode added to ∂/∂b_y1 = 5.3e-27 one at a time (an intermediate version of the "
+               "first rows' fix: 5.331174383e-27, 8.5e-8 relative); an overhang that is 0 is now a constant"),
 ]
 
 

@@ -259,6 +259,10 @@ def _related_box(draw, first, relation, regime, dtype, special):
         if relation == "inside" or (relation in ("disjoint", "touching") and k != axis):
             t = sorted(draw(fractions) for _ in range(2))
             ends = [min(max(lo * (1 - u) + hi * u, lo), hi) for u in t]  # no overflow, stays in [lo, hi]
+            if regime == "claim":  # stay on the dyadic grid (a shift must be exact), ends distinct where lo < hi
+                ends = [min(max(round(e * 1024) / 1024, lo), hi) for e in ends]
+                if ends[0] == ends[1] and lo < hi:
+                    ends = [ends[0], ends[0] + 1 / 1024] if ends[0] < hi else [ends[0] - 1 / 1024, ends[0]]
         elif relation == "around":
             ends = [lo - draw(length), hi + draw(length)]
         else:  # apart along this axis, on either side; "touching" shares the edge exactly

@@ -17,8 +17,11 @@ from properties.engine import make_settings, run_property
 #: They run without shrinking (the counterexamples are in the issue note).  Fixed and moved to
 #: properties/regressions.py: soft_topk's float32/bfloat16 NaN gradients (now computed in float64),
 #: zlpr's tiny-weight gradient (log-weight rounding compensated), the reference's own cancellation
-#: (CE ≈ 1e-50; the reference now measures the digits a row loses) and soft_f1's cancelling gradient
-#: (issue 4; a dominant entry's derivative now uses sums taken without it).
+#: (CE ≈ 1e-50; the reference now measures the digits a row loses), soft_f1's, dice's and jaccard's
+#: cancelling gradients (issue 4; a dominant entry's derivative uses sums taken without it), giou's gradient
+#: residual where a box spans the enclosing box and ciou's overflowing angle derivative of a flat box.
+#: The box quantities' claim:translation failed on draws off the dyadic grid (the shifted boxes rounded):
+#: the claim regime now draws related boxes on the grid, where our code is exactly translation invariant.
 OPEN = {
     ("soft_topk", "stability[float64]"):
         "open (a limit of the tolerance model, see issue 2): x = [-5.96e130, 1.26e-300, 1.89e200, -4.2e-136, "
@@ -28,20 +31,6 @@ OPEN = {
         "−7.45e129): the reference's step probes at ±rel_step/2 miss a spike at far smaller perturbations. Also a "
         "NaN gradient where such a tie meets an overflowing gradient (x = [1.8e308, 4.6e-52, -1.5e-69, "
         "-5.2e197, 2.8e-40], topk 4–5), a defect",
-    # issue 4, found by the first full run after the box family merged (derandomised CI draws)
-    ("giou", "claim:translation"):
-        "open: on the dyadic grid every area is exact, yet giou(a + s, b + s) differs from giou(a, b) by 2.2e-13 "
-        "absolute at value 0.0059 (s = (0, 127.999)) in torch and by 3.5e-14 at −0.508 in jax: some step of our "
-        "GIoU is not translation-exact (the power-of-two axis scaling or the value + (q − q) gradient form)",
-    ("giou", "stability[float64]"):
-        "open: jax gradient d/da 2.1773684325126388e-05 against 2.1773684325124653e-05: 63.9 ULPs > 59.9 allowed",
-    # issue 4, found by `losscheck report` (its draws differ from CI's): the same translation defect
-    # in every box quantity
-    **{(q, "claim:translation"): "open: translation is not exact in our box code (see giou): e.g. box_iou "
-       "0.10982229311900937 against 0.10982229311902836 at s = (0, 1)" for q in ("box_iou", "diou", "ciou")},
-    ("ciou", "stability[float64]"):
-        "open: torch returns the gradient [-inf, -inf, inf, -inf] where the reference's is finite (a non-differentiable "
-        "extreme input; the rule allows ±inf only where the one-sided gradient overflows)",
 }
 
 
