@@ -1,5 +1,9 @@
 """torch ≈ jax: our two independent implementations agree with each other,
-within the sum of their two error bounds against the reference."""
+within the sum of their two error bounds against the reference.  Where the
+inputs hold subnormals, a side may have computed on them flushed to zero
+(XLA on the CPU does; the properties accept it too, see checks.flushed):
+then each side must be within the bound of the reference or of the
+reference at the flushed inputs."""
 
 import numpy as np
 import pytest
@@ -9,7 +13,7 @@ from hypothesis import strategies as st
 import impls
 import spec
 from properties import frameworks
-from properties.checks import Target, _native_args, call
+from properties.checks import Target, _native_args, call, flushed
 from properties.dtypes import DTYPES, error_bound
 from properties.strategies import arguments
 
@@ -31,8 +35,13 @@ def test_torch_agrees_with_jax(qname, dtype, data):
     t, j = _run("torch", q, args, dtype), _run("jax", q, args, dtype)
     ref, sens = spec.Reference(q).evaluate(args)
     n = spec.Reference(q).shapes(args)[1]
+    fargs = flushed(args, dtype)
+    fref = spec.Reference(q).evaluate(fargs)[0] if fargs is not None else None
     for idx in np.ndindex(*t.shape):
         r = float(ref[idx])
         bound = 2 * error_bound(r, sens[idx], dtype, n, q.passes_of(args))  # each side is within its own bound
-        assert abs(t[idx] - j[idx]) <= bound or (t[idx] == j[idx]), (
-            f"{qname}[{dtype}] at {idx}: torch {t[idx]!r}, jax {j[idx]!r}, reference {r!r}, bound {bound:.3g}")
+        agree = abs(t[idx] - j[idx]) <= bound or (t[idx] == j[idx])
+        if not agree and fref is not None:  # e.g. auc with a subnormal score: a tie once flushed (0.5, not 0.25)
+            fr = float(fref[idx])
+            agree = all(min(abs(v - r), abs(v - fr)) <= bound for v in (t[idx], j[idx]))
+        assert agree, f"{qname}[{dtype}] at {idx}: torch {t[idx]!r}, jax {j[idx]!r}, reference {r!r}, bound {bound:.3g}"
