@@ -17,6 +17,7 @@ contract (reported beside; they fail an audit only with --strict)
 
 from __future__ import annotations
 
+import importlib
 import math
 import traceback
 from dataclasses import dataclass, replace
@@ -128,6 +129,12 @@ def _import_line(target):
                 f"_s = importlib.util.spec_from_file_location('audited', {mod!r})\n"
                 "_m = importlib.util.module_from_spec(_s); _s.loader.exec_module(_m)\n"
                 f"fn = _m.{name}")
+    if mod.startswith("impls.adapters."):  # third-party code: its own API, without losscheck
+        from impls.adapters import standalone_source
+        try:
+            return f"{standalone_source(getattr(importlib.import_module(mod), name))}\n\nfn = {name}"
+        except (ValueError, ImportError, AttributeError):
+            pass
     return f"from {mod} import {name} as fn"
 
 

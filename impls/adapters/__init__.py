@@ -76,3 +76,51 @@ def missing(adapter: Adapter) -> list[str]:
 
 def available(adapter: Adapter) -> bool:
     return not missing(adapter)
+
+
+def standalone_source(fn: Callable) -> str:
+    """Python source that defines ``fn`` without losscheck: the module-level imports, constants
+    and same-module functions ``fn`` uses (transitively), then ``fn`` itself.  The report's
+    reproduction snippets inline it, so a failure can be pasted into a shell that has only the
+    library.  Raises ``ValueError`` for what cannot be inlined (a closure, source not found)."""
+    import inspect
+    import textwrap
+    import types
+
+    module = importlib.import_module(fn.__module__)
+    imports, constants, functions, seen = [], [], [], set()
+
+    def names(code):
+        for n in code.co_names:
+            yield n
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                yield from names(c)
+
+    def visit(f):
+        if f.__code__.co_freevars:
+            raise ValueError(f"{f.__qualname__} is a closure; its source alone does not define it")
+        for n in names(f.__code__):
+            if n in seen or n not in vars(module):
+                continue
+            seen.add(n)
+            v = vars(module)[n]
+            if isinstance(v, types.ModuleType):
+                imports.append(f"import {v.__name__}" + (f" as {n}" if n != v.__name__ else ""))
+            elif isinstance(v, types.FunctionType) and v.__module__ == module.__name__:
+                visit(v)
+            elif callable(v) and getattr(v, "__module__", None) and getattr(v, "__name__", None):
+                imports.append(f"from {v.__module__} import {v.__name__}" + (f" as {n}" if n != v.__name__ else ""))
+            elif isinstance(v, (int, float, str, tuple, bool)):
+                constants.append(f"{n} = {v!r}")
+        try:
+            functions.append(textwrap.dedent(inspect.getsource(f)))
+        except (OSError, TypeError) as e:
+            raise ValueError(f"no source for {f.__qualname__}: {e}") from e
+
+    if fn.__name__ not in vars(module) or vars(module)[fn.__name__] is not fn:
+        raise ValueError(f"{fn.__qualname__} is not defined under its own name in {module.__name__}")
+    seen.add(fn.__name__)
+    visit(fn)
+    head = "\n".join(imports + constants)
+    return (head + "\n\n\n" if head else "") + "\n\n\n".join(s.rstrip() for s in functions)

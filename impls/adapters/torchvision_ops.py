@@ -17,22 +17,26 @@ def box_iou(a, b):
     return pairwise(a.reshape(-1, 4), b.reshape(-1, 4)).diagonal().reshape(a.shape[:-1])
 
 
-def _loss(name):
-    def loss(a, b):
-        import torch
-        import torchvision.ops
-        a, b = torch.broadcast_tensors(a, b)
-        return getattr(torchvision.ops, name)(a, b, reduction="none")
-    loss.__name__ = name.replace("_loss", "")
-    return loss
+def giou(a, b):
+    import torch
+    from torchvision.ops import generalized_box_iou_loss
+    a, b = torch.broadcast_tensors(a, b)
+    return generalized_box_iou_loss(a, b, reduction="none")
 
 
-giou = _loss("generalized_box_iou_loss")
-giou.__name__ = "giou"
-diou = _loss("distance_box_iou_loss")
-diou.__name__ = "diou"
-ciou = _loss("complete_box_iou_loss")
-ciou.__name__ = "ciou"
+def diou(a, b):
+    import torch
+    from torchvision.ops import distance_box_iou_loss
+    a, b = torch.broadcast_tensors(a, b)
+    return distance_box_iou_loss(a, b, reduction="none")
+
+
+def ciou(a, b):
+    import torch
+    from torchvision.ops import complete_box_iou_loss
+    a, b = torch.broadcast_tensors(a, b)
+    return complete_box_iou_loss(a, b, reduction="none")
+
 
 _REQ = ("torchvision", "torch")
 ADAPTERS = [

@@ -121,6 +121,28 @@ def test_seed_soft_f1_score_is_nan_on_an_empty_column():
     assert np.isnan(float(ad.fn(zero, zero)))
 
 
+# -- reproduction snippets: the library's own API, without losscheck -----------------------
+@pytest.mark.parametrize("ad", adapters.adapters(), ids=lambda a: a.name)
+def test_every_adapter_inlines_into_a_snippet_without_losscheck(ad):
+    src = adapters.standalone_source(ad.fn)
+    compile(src, ad.name, "exec")
+    assert "impls" not in src and "losscheck" not in src and f"def {ad.fn.__name__}(" in src
+
+
+def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter(tmp_path):
+    """The report's counterexample for seed001.dice_loss, run as a user would paste it: a new Python
+    process that never imports losscheck, prints the snippet's 0 where the spec's loss is 0.5."""
+    import subprocess
+    import sys
+    r = _audit(SEED["seed001.dice_loss"], "value[float64]", max_examples=15)["value[float64]"]
+    code = r["counterexample"]["snippet"]
+    assert "from impls" not in code
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr
+    got = float(out.stdout.strip().strip("[]"))
+    assert got == pytest.approx(float(r["counterexample"]["got"].strip("[]")), rel=0, abs=0)
+
+
 # -- isolation: one process per adapter (reports.thirdparty) -----------------------------
 def test_a_target_that_times_out_is_an_error_verdict_and_the_run_goes_on(tmp_path):
     from reports.thirdparty import run_isolated
