@@ -44,6 +44,12 @@ def mantissa_bits(dtype: str) -> int:
     return _INFO[dtype][0]
 
 
+def compute_bits(dtype: str) -> int:
+    """Significand bits (implicit bit included) of the precision ``dtype`` is computed in:
+    53 for float64, 24 for float32 and for the half-precision dtypes (computed in float32)."""
+    return mantissa_bits("float32" if dtype in HALF else dtype) + 1
+
+
 def eps(dtype: str) -> float:
     return 2.0 ** -_INFO[dtype][0]
 

@@ -79,17 +79,41 @@ class Compiled:
     def inner(self) -> int:
         return len(self.steps) - len(self.outputs)
 
-    def values_only(self, xs, perturb=None):
-        """Outputs only; ``perturb=(t, factor)`` multiplies intermediate step t by factor."""
+    def values_only(self, xs, perturb=None, factors=None):
+        """Outputs only; ``perturb=(t, factor)`` multiplies intermediate step t by factor,
+        ``factors`` ({t: factor}, see :meth:`rounding_factors`) several steps."""
+        factors = factors or {}
         env = dict(zip(self.symbols, xs))
         for t, st in enumerate(self.steps):
-            env[st.symbol] = (st.value_only or st.value)([env[a] for a in st.args])
+            env[st.symbol] = (st.value_only or st.value)([env[a] for a in st.args]) * factors.get(t, 1)
             if perturb is not None and perturb[0] == t:
                 env[st.symbol] *= perturb[1]
         return [env[o] for o in self.outputs]
 
-    def run(self, xs, with_steps=True, perturb=None):
+    def rounding_factors(self, xs, bits: int) -> dict:
+        """{t: round(step_t) / step_t} for the intermediate steps when each one's output
+        is rounded to nearest (ties to even) at ``bits`` significand bits, the exponent
+        unbounded: the definition evaluated step by step in a binary format of that
+        precision, each step exact from the rounded earlier ones.  Every factor is
+        within 2^-bits of 1 (exact steps, zeros among them, get none): the per-step
+        relative perturbations the error model allows an implementation."""
+        factors, env = {}, dict(zip(self.symbols, xs))
+        for t, st in enumerate(self.steps[: self.inner]):
+            v = (st.value_only or st.value)([env[a] for a in st.args])
+            with mpmath.workprec(bits):
+                r = +v  # unary plus rounds to the working precision
+            if r != v and v and mpmath.isfinite(v):
+                factors[t] = r / v
+            env[st.symbol] = v * factors.get(t, 1)
+        return factors
+
+    def run(self, xs, with_steps=True, perturb=None, factors=None):
         """(values, jacobian, absolute jacobian, step scale, all derivatives) at the flat mpf inputs ``xs``.
+
+        ``perturb=(t, factor)`` moves the value of intermediate step t (a probe of its
+        rounding; its derivatives are not scaled).  ``factors`` ({t: factor}) multiplies
+        each step t by a constant factor held fixed: values and derivatives are those of
+        the definition with those steps scaled (see :meth:`rounding_factors`).
 
         Derivatives are chained forward.  Each intermediate step also gets a
         column of its own, so that ``step scale``_j = Σ_steps |∂out_j/∂step|·|step|
@@ -98,6 +122,7 @@ class Compiled:
         """
         m, inner = len(xs), len(self.steps) - len(self.outputs)
         width = m + inner if with_steps else m
+        factors = factors or {}
         env = dict(zip(self.symbols, xs))
         zero = [mpmath.mpf(0)] * width
         D = {s: [mpmath.mpf(int(i == j)) for j in range(width)] for i, s in enumerate(self.symbols)}
@@ -105,11 +130,14 @@ class Compiled:
         for t, st in enumerate(self.steps):
             vals = [env[a] for a in st.args]
             env[st.symbol] = st.value(vals)
+            f = factors.get(t, 1)
+            env[st.symbol] *= f
             if perturb is not None and perturb[0] == t:
                 env[st.symbol] *= perturb[1]
             d, da = list(zero), list(zero)
             if not st.frozen:
                 for a, pa, pabs in zip(st.args, st.partials(vals), st.partials_abs(vals)):
+                    pa, pabs = pa * f, pabs * f
                     Da, Aa = D[a], A[a]
                     for j in range(width):
                         if Da[j]:
@@ -505,8 +533,8 @@ class Reference:
             vals, jac, _, steps, _ = c.run(xs)
             return vals, jac, steps
 
-    def _vjp_at(self, c, xs, w, wrt, perturb=None):
-        jac = c.run(xs, with_steps=False, perturb=perturb)[1]
+    def _vjp_at(self, c, xs, w, wrt, perturb=None, factors=None):
+        jac = c.run(xs, with_steps=False, perturb=perturb, factors=factors)[1]
         cols = [k for k, (name, _) in enumerate(c.inputs) if name == wrt]
         return [sum(_mp(wj) * jac[j][col] for j, wj in enumerate(w)) for col in cols]
 
@@ -605,6 +633,66 @@ class Reference:
                 grad[idx + (i,)] = g0[i]
                 sens[idx + (i,)] = float(total[i])
         return restore(self.q, original, grad), restore(self.q, original, sens)
+
+    # -- the definition with every intermediate step rounded ----------------------------
+    def has_steps(self, args) -> bool:
+        """Whether some row's definition has intermediate steps (``Compiled.inner``)."""
+        return any(self._compiled(row).inner for _, row in self.rows(canonical(self.q, args)))
+
+    def _rounded_rows(self, args, bits):
+        """(batch index, row, compiled, flat inputs, rounding factors) per row; compiled,
+        inputs and factors are None for an all-masked row."""
+        for idx, row in self.rows(args):
+            if self._empty(row):
+                yield idx, row, None, None, None
+                continue
+            c = self._compiled(row)
+            with mpmath.workdps(self.dps(row)):
+                xs = self._flat(c, row)
+                factors = c.rounding_factors(xs, bits)
+            yield idx, row, c, xs, factors
+
+    @_memoised
+    def rounded(self, args, bits: int):
+        """Values (object array of mpf) of the definition evaluated with every intermediate
+        step's output rounded to ``bits`` significand bits (:meth:`Compiled.rounding_factors`).
+
+        The error model charges each step a relative rounding; where an output hinges on
+        differences below that resolution (two entries that one rounding makes equal) the
+        first-order sensitivity and the probes at ±rel_step/2 of :meth:`evaluate` can miss
+        what those roundings do.  This is one such evaluation, exactly: a witness that an
+        implementation's result is that of the definition with admissible step roundings."""
+        args = canonical(self.q, args)
+        val = np.empty(self.output_shape(args), dtype=object)
+        for idx, row, c, xs, factors in self._rounded_rows(args, bits):
+            if c is None:
+                outs = self.row_value(row)[0]
+            else:
+                with mpmath.workdps(self.dps(row)):
+                    outs = c.values_only(xs, factors=factors)
+            for j, vj in enumerate(outs):
+                val[idx if self.q.output == "row" else idx + (j,)] = vj
+        return val
+
+    @_memoised
+    def rounded_vjp(self, args, cotangent, wrt: str, bits: int):
+        """The vector-Jacobian product (as :meth:`vjp`, without error scale) of the definition
+        with every intermediate step rounded to ``bits`` bits, the rounding factors held fixed:
+        the exact gradient of the function that :meth:`rounded` evaluates."""
+        original, args = args, canonical(self.q, args)
+        batch, n = self.shapes(args)
+        w = np.broadcast_to(np.asarray(cotangent, dtype=np.float64), self.output_shape(args))
+        grad = np.empty(batch + (n,), dtype=object)
+        for idx, row, c, xs, factors in self._rounded_rows(args, bits):
+            wrow = [w[idx]] if self.q.output == "row" else list(w[idx])
+            if c is None:
+                grad[idx] = [mpmath.mpf(0)] * n
+                continue
+            with mpmath.workdps(self.dps(row)):
+                g = self._vjp_at(c, xs, wrow, wrt, factors=factors)
+            for i in range(n):
+                grad[idx + (i,)] = g[i]
+        return restore(self.q, original, grad)
 
     def value(self, **args):
         """Convenience: float64 values (for claims and reports)."""

@@ -24,13 +24,29 @@ from properties.engine import make_settings, run_property
 #: the claim regime now draws related boxes on the grid, where our code is exactly translation invariant.
 OPEN = {
     ("soft_topk", "stability[float64]"):
-        "open (a limit of the tolerance model, see issue 2): x = [-5.96e130, 1.26e-300, 1.89e200, -4.2e-136, "
-        "-8.9e15], topk = 5: entries 1 and 3 differ by 4.2e-136 at a span of 6e130, below float64's resolution, "
-        "so pass 4 is an exact tie and pass 5 uniform in float64 but one-hot in exact arithmetic; the exact spec "
-        "with its first step rounded as float64 rounds it (7e-267 relative) gives our gradient (±8.88e259 against "
-        "−7.45e129): the reference's step probes at ±rel_step/2 miss a spike at far smaller perturbations. Also a "
-        "NaN gradient where such a tie meets an overflowing gradient (x = [1.8e308, 4.6e-52, -1.5e-69, "
-        "-5.2e197, 2.8e-40], topk 4–5), a defect",
+        "open (issue 2): where a near-tie below float64's resolution meets a huge span, the gradient is not "
+        "determined by the error model. x = [-5.96e130, 1.26e-300, 1.89e200, -4.2e-136, -8.9e15], topk = 5, "
+        "k = 1, w = e1 (entries 1, 3, 4 tie in float64): the exact spec gives ∓7.45e129, the spec with only z1 "
+        "rounded ±8.88e259 (ours), the spec with every step rounded (the witness of properties/checks.py) "
+        "±1e390 = ±inf: our recursion's intermediates (h = x/2 − min/2, c = 1 − p carried, frames, one-hot passes "
+        "detached) are not the spec's steps, and admissible roundings move this gradient from 1e129 to overflow. "
+        "Also NaN gradients (a defect) at x = [1.8e308, 4.6e-52, -1.5e-69, -5.2e197, 2.8e-40], k = 4.09, "
+        "topk 4–5, w = [-1.32, 0.87, -1.31, 0, 0]: entries 1, 2, 4 tie, adjoints ~1e395 of both signs overflow "
+        "and meet as inf − inf (the second pass's softmax backward, the argmin's −Σ), not only as inf·0; the "
+        "property accepts there the exact gradient (finite, within ~4e185) or the witness's (±inf, but 5.4e157 "
+        "at the argmin: ±1e395 cancelling to 1e-238), neither within reach of a float64 reverse pass "
+        "(topk = 3 now holds through the witness: properties/regressions.py). Also NaN where the reference "
+        "itself overflows: x = [0, 3.28e155, 3.28e155], topk = 3, k = 1, w = e2 expects [0, -inf, inf]; the "
+        "first pass's softmax backward forms Σ q·g of g = [0, -inf, inf] (exactly 0 before overflow), and the "
+        "argmin's −Σ likewise: a cotangent scaled by 2^-E (exact by linearity) would give [0, -inf, inf]; and "
+        "x = [-1.2e-198, -1.05e281, -3.6e16, -5.6e-154], topk = 4, k = 367, w = 1.39·e0, "
+        "entries 0 and 3 a near-tie at a span of 1e281 (reference ±127.3, ours NaN, and ±inf even with the "
+        "cotangent scaled by 2^-1000; audit --seed 1 and --seed 2)",
+    **{("soft_topk", f"stability[{dt}]"):
+       "open (as stability[float64], found by a 300-example audit): x = [1.18e-38, -1.28e38, -6.95e16, 1.71e15, "
+       "-0.0], topk = 5, k = 1: entries 0 and 4 tie in float64 at a span of 1.3e38; our float64 gradient "
+       "(±1.41e74) rounds to [inf, 0, 0, 0, -inf], the exact one is ∓4.8e36 (bound ~6e37), the rounded-steps "
+       "witness ~1e149 in four entries" for dt in ("float32", "bfloat16")},
 }
 
 

@@ -84,6 +84,18 @@ def test_hard_topk_examples():
     assert hard_topk([1, 0], 2) == [2, 0]  # the seed's recursion at topk = n (refuted claim)
 
 
+def test_reference_rounded_steps():
+    """Reference.rounded / rounded_vjp round every intermediate step (here z = x − min x:
+    1 + 2^-60 becomes 1 at 53 bits, a tie the exact definition does not have); at more bits
+    than the working precision nothing rounds and they are the exact reference."""
+    r = spec.Reference(spec.get("soft_topk"))
+    args, w = {"x": np.array([-1.0, 2.0 ** -60, 0.0]), "topk": 1, "k": 1.0}, np.array([0.5, 1.0, -2.0])
+    exact, g = r.evaluate(args)[0], r.vjp(args, w, "x")[0]
+    assert r.rounded(args, 53)[1] == r.rounded(args, 53)[2] and exact[1] != exact[2]
+    assert list(r.rounded(args, 10_000)) == list(exact) and list(r.rounded_vjp(args, w, "x", 10_000)) == list(g)
+    np.testing.assert_allclose([float(v) for v in r.rounded_vjp(args, w, "x", 53)], [float(v) for v in g], rtol=1e-15)
+
+
 def test_reference_rejects_nan():
     with pytest.raises(ValueError, match="NaN"):
         _ref("logsumexp", x=np.array([np.nan, 0.0]), k=1.0)
