@@ -54,6 +54,10 @@ class Target:
     #: constant, the +1 pixel box).  Only substitutions and shifts: the Jacobian on differentiated
     #: arguments stays the identity, so the reference gradient at the mapped arguments is the gradient.
     reference_args: Callable | None = None
+    #: float16/bfloat16 may be computed natively (the catalogue allows it, as it allows float32):
+    #: the bound then uses the half dtype's own epsilon.  False holds the target to float32 compute
+    #: (our implementations, which do); third-party targets are audited with True by default.
+    native_half: bool = False
 
 
 class NotDifferentiable(Exception):
@@ -193,10 +197,10 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
     every step rounded to the dtype (``rounded()`` → ref), within the same tolerance.  Both
     run only after a failure; NaN fails every comparison."""
     passes = target.quantity.passes_of(args)
-    ok, ulps, allowed, worst = compare(got, ref, sens, dtype, n, passes)
+    ok, ulps, allowed, worst = compare(got, ref, sens, dtype, n, passes, target.native_half)
     if not ok and reference_at is not None and (fargs := flushed(args, dtype)) is not None:
         fref, fsens = reference_at(fargs)
-        fok, fulps, fallowed, fworst = compare(got, fref, fsens, dtype, n, passes)
+        fok, fulps, fallowed, fworst = compare(got, fref, fsens, dtype, n, passes, target.native_half)
         if fok:
             return Outcome(True, fulps, fallowed)
     if not ok and rounded is not None and Reference(target.quantity).has_steps(_reference_args(target, args)):
@@ -205,7 +209,7 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         # differences below the dtype's resolution (entries that one rounding makes equal: a near-tie
         # turned exact, where the gradient spikes).  The definition evaluated with each step rounded
         # to nearest is one such admissible evaluation: a result that matches it is backward stable.
-        rok, rulps, rallowed, _ = compare(got, rounded(), sens, dtype, n, passes)
+        rok, rulps, rallowed, _ = compare(got, rounded(), sens, dtype, n, passes, target.native_half)
         if rok:
             return Outcome(True, rulps, rallowed)
     msg = ""
@@ -247,13 +251,13 @@ def reference_vjp(target, args, w, wrt, step=None):
 def rounded_value(target, args, dtype):
     """The reference values with every intermediate step rounded to ``dtype``'s compute
     precision (:meth:`spec.Reference.rounded`), as :func:`reference_value` presents them."""
-    ref = Reference(target.quantity).rounded(_reference_args(target, args), compute_bits(dtype))
+    ref = Reference(target.quantity).rounded(_reference_args(target, args), compute_bits(dtype, target.native_half))
     return 1 - ref if target.complement else ref
 
 
 def rounded_vjp(target, args, w, wrt, dtype):
     """The vector-Jacobian product of :func:`rounded_value` (:meth:`spec.Reference.rounded_vjp`)."""
-    g = Reference(target.quantity).rounded_vjp(_reference_args(target, args), w, wrt, compute_bits(dtype))
+    g = Reference(target.quantity).rounded_vjp(_reference_args(target, args), w, wrt, compute_bits(dtype, target.native_half))
     return -g if target.complement else g
 
 
@@ -274,7 +278,7 @@ def check_value(target, case, *, jit=False):
     q, args, dtype = target.quantity, case["args"], case["dtype"]
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
-    ref, sens = reference_value(target, args, rel_step(dtype, n, q.passes_of(args)))
+    ref, sens = reference_value(target, args, rel_step(dtype, n, q.passes_of(args), target.native_half))
     native = _native_args(target, args, dtype)
     fn = target.fn
     if jit:
@@ -289,7 +293,7 @@ def check_value(target, case, *, jit=False):
         return Outcome(False, math.inf, 0.0, f"value: output dtype {fw.dtype_name(out)}, expected {dtype}",
                        None, None, snippet(target, args, dtype, jit=jit), _inputs_text(q, args))
     got = fw.numpy(out)
-    step = rel_step(dtype, n, q.passes_of(args))
+    step = rel_step(dtype, n, q.passes_of(args), target.native_half)
     return _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args,
                                  reference_at=lambda a: reference_value(target, a, step),
                                  rounded=lambda: rounded_value(target, args, dtype), jit=jit)
@@ -308,14 +312,14 @@ def check_gradient(target, case):
     for wrt in (a.name for a in q.grad_args):
         if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
             continue  # integer labels given for a target: nothing to differentiate
-        ref, sens = reference_vjp(target, args, w, wrt, rel_step(dtype, n, q.passes_of(args)))
+        ref, sens = reference_vjp(target, args, w, wrt, rel_step(dtype, n, q.passes_of(args), target.native_half))
         native = _native_args(target, args, dtype)
         try:
             g = fw.vjp(lambda **kw: call(target, kw), native, wrt, fw.array(w, dtype, target.device))
             fw.synchronize(target.device)
         except Exception as e:
             return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
-        step = rel_step(dtype, n, q.passes_of(args))
+        step = rel_step(dtype, n, q.passes_of(args), target.native_half)
         out = _outcome_from_compare(fw.numpy(g), ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
                                     reference_at=lambda a, wrt=wrt, step=step: reference_vjp(target, a, w, wrt, step),
                                     rounded=lambda wrt=wrt: rounded_vjp(target, args, w, wrt, dtype), cotangent=w, wrt=wrt)
@@ -335,7 +339,7 @@ def check_gradient_finite(target, case):
     q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
-    top = max_finite(dtype) / (1 + rel_step(dtype, n, q.passes_of(args)))
+    top = max_finite(dtype) / (1 + rel_step(dtype, n, q.passes_of(args), target.native_half))
     for wrt in (a.name for a in q.grad_args):
         if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
             continue

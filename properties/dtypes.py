@@ -17,8 +17,11 @@ relative condition number).  C(n) = 4·(n + 8) allows ~n roundings for a sum
 of n terms plus ~8 elementwise operations (max, subtract, multiply, exp, log,
 divide, select), each within 4 ULPs (libm and XLA exp/log are within 1-4 ULPs).
 eps_c is the dtype's own epsilon, except float16/bfloat16, which the catalogue
-lets implementations compute in float32, so eps_c = float32 eps and the bound
-adds one ULP for the final rounding to half precision.
+lets implementations compute in float32: for a target that does (ours, which
+are held to it), eps_c = float32 eps and the bound adds one ULP for the final
+rounding to half precision.  The catalogue also allows computing half
+precision natively; a target audited with ``native=True`` (third-party code,
+by default) gets eps_c = the half dtype's own epsilon.
 """
 
 from __future__ import annotations
@@ -44,10 +47,15 @@ def mantissa_bits(dtype: str) -> int:
     return _INFO[dtype][0]
 
 
-def compute_bits(dtype: str) -> int:
+def compute_dtype(dtype: str, native: bool = False) -> str:
+    """The precision ``dtype`` is computed in: float32 for half precision unless ``native``."""
+    return "float32" if dtype in HALF and not native else dtype
+
+
+def compute_bits(dtype: str, native: bool = False) -> int:
     """Significand bits (implicit bit included) of the precision ``dtype`` is computed in:
-    53 for float64, 24 for float32 and for the half-precision dtypes (computed in float32)."""
-    return mantissa_bits("float32" if dtype in HALF else dtype) + 1
+    53 for float64, 24 for float32 and for the half-precision dtypes computed in float32."""
+    return mantissa_bits(compute_dtype(dtype, native)) + 1
 
 
 def eps(dtype: str) -> float:
@@ -98,21 +106,20 @@ def flush_allowance(dtype: str, n: int, passes: int = 1) -> float:
     return roundings(n, passes) * tiny(dtype)
 
 
-def error_bound(ref: float, scale: float, dtype: str, n: int, passes: int = 1) -> float:
+def error_bound(ref: float, scale: float, dtype: str, n: int, passes: int = 1, native: bool = False) -> float:
     """Allowed |got − ref|: C(n)·eps_c·(|ref| + S) (+ 1 ULP of the final rounding for half
-    precision) + the flush-to-zero allowance."""
-    half = dtype in HALF
-    ec = eps("float32") if half else eps(dtype)
-    return (roundings(n, passes) * ec * (abs(ref) + scale) + (spacing(ref, dtype) if half else 0.0)
-            + flush_allowance(dtype, n, passes))
+    precision computed in float32) + the flush-to-zero allowance."""
+    ec = eps(compute_dtype(dtype, native))
+    final = spacing(ref, dtype) if compute_dtype(dtype, native) != dtype else 0.0
+    return roundings(n, passes) * ec * (abs(ref) + scale) + final + flush_allowance(dtype, n, passes)
 
 
-def rel_step(dtype: str, n: int, passes: int = 1) -> float:
+def rel_step(dtype: str, n: int, passes: int = 1, native: bool = False) -> float:
     """The relative input perturbation the error bound allows: C(n)·eps_c."""
-    return roundings(n, passes) * (eps("float32") if dtype in HALF else eps(dtype))
+    return roundings(n, passes) * eps(compute_dtype(dtype, native))
 
 
-def compare(got, ref, scale, dtype: str, n: int, passes: int = 1):
+def compare(got, ref, scale, dtype: str, n: int, passes: int = 1, native: bool = False):
     """Compare ``got`` (float64 array) to ``ref`` (object array of mpf) elementwise.
 
     ``scale`` is the sensitivity S from the reference.  Errors are counted in
@@ -120,6 +127,8 @@ def compare(got, ref, scale, dtype: str, n: int, passes: int = 1):
     |ref| explode where the true value is a tiny remainder of cancelling
     terms, as in a saturated softmax gradient), so the allowed error is
     about C(n) ULPs everywhere and a larger figure means a real loss.
+
+    ``native``: half precision computed natively, not in float32 (see the module docstring).
 
     Returns (ok, max_ulps, allowed_ulps at the worst entry, worst index or a
     message).  Non-finite references must be matched exactly; NaN never passes.
@@ -144,7 +153,7 @@ def compare(got, ref, scale, dtype: str, n: int, passes: int = 1):
         size = abs(float(r)) + float(scale[idx])
         unit = spacing(size, dtype)
         err = float(abs(mpmath.mpf(g) - r)) if math.isfinite(g) else math.inf
-        bound = error_bound(float(r), float(scale[idx]), dtype, n, passes)
+        bound = error_bound(float(r), float(scale[idx]), dtype, n, passes, native)
         # errors within the flush-to-zero allowance count as 0 ULPs
         ftz = flush_allowance(dtype, n, passes)
         ulps, allowed = max(err - ftz, 0.0) / unit, (bound - ftz) / unit

@@ -122,7 +122,7 @@ def cmd_audit(args):
         result = engine.audit(fn, q.name, framework, args.device, label=args.target,
                               target_spec=adapter.target if adapter else args.target,
                               max_examples=args.max_examples, seed=args.seed, only=args.only,
-                              progress=progress, **declared)
+                              progress=progress, native_half=args.half == "native", **declared)
     except ValueError as e:
         raise UsageError(str(e)) from e
     _print_failures([result])
@@ -228,6 +228,9 @@ def parser():
     a.add_argument("--strict", action="store_true", help="contract checks (ValueError on bad input) also decide the exit status")
     a.add_argument("--only", metavar="TEXT", help="run only properties whose name contains TEXT")
     a.add_argument("--json", metavar="FILE", help="write the results to FILE (rewritten after every property)")
+    a.add_argument("--half", choices=("native", "float32"), default="native",
+                   help="bound for float16/bfloat16: computed natively (default; the catalogue allows it) or in "
+                        "float32 (the tighter bound, which losscheck's own implementations meet)")
     a.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
     a.set_defaults(func=cmd_audit)
 

@@ -341,6 +341,9 @@ def _tp_facts(audit: dict) -> list[tuple[str, str]]:
     """(label, text) facts about one adapter."""
     facts = [("Quantity", _text(audit.get("quantity"))), ("Source", _text(audit.get("source"))),
              ("Called as", _text(audit.get("note"))), ("Returns", _text(audit.get("output")))]
+    if audit.get("half") == "native":
+        facts.append(("Half precision", "judged as computed natively (the dtype's own epsilon; the catalogue "
+                                        "allows that or float32)"))
     if audit.get("differentiable") is False:
         facts.append(("Gradients", "none (not differentiable): gradient properties skipped"))
     for c in audit.get("conventions") or []:

@@ -34,7 +34,7 @@ def metadata(ad) -> dict:
     return {"label": ad.name, "target": ad.target, "quantity": ad.quantity, "framework": ad.framework,
             "device": "cpu", "third_party": True, "source": ad.source, "note": ad.note,
             "output": "1 − q (a loss)" if ad.complement else "q", "differentiable": ad.differentiable,
-            "library": ad.name.split(".", 1)[0],
+            "library": ad.name.split(".", 1)[0], "half": "native",  # `losscheck audit`'s default bound
             "conventions": [{"name": c.name, "text": c.text} for c in ad.conventions]}
 
 

@@ -86,6 +86,24 @@ def test_a_convention_applies_to_claims_too():
     assert r["verdict"] == "deviates", r["message"]
 
 
+def _softmax_rounding_every_step(x, k=1.0):
+    """softmax computed natively in the input dtype: each bfloat16 operation rounds its result."""
+    z = x * k
+    e = (z - z.max(-1, keepdim=True).values).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def test_half_precision_computed_natively_is_judged_by_the_half_dtype_bound():
+    """The catalogue lets half precision be computed in float32 or natively.  Code that rounds every
+    step to bfloat16 is outside the float32-compute bound our implementations meet (0.64 ULPs of
+    bfloat16 against 0.50 allowed, here) and inside the native one (the third-party default)."""
+    strict = audit(_softmax_rounding_every_step, "softmax", "torch", only="value[bfloat16]", max_examples=15,
+                   native_half=False)["results"][0]
+    native = audit(_softmax_rounding_every_step, "softmax", "torch", only="value[bfloat16]", max_examples=15)
+    assert strict["verdict"] == "fails" and "ULPs of bfloat16" in strict["message"]
+    assert native["half"] == "native" and native["results"][0]["verdict"] == "holds"
+
+
 # -- seed 001: what the audit finds ----------------------------------------------------
 def test_seed_dice_loss_calls_a_wrong_prediction_perfect():
     """dice_loss's A_sum = Σ t·p (not Σ p²): a predicted foreground on an empty target costs nothing.
