@@ -57,6 +57,13 @@ DEVIATIONS: list[Deviation] = [
                        ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
                        ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
                        ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
+    Deviation("torch.nn.functional.kl_div", "masked[*]", _says("gradient d/dp"),
+              "the target's gradient at p = 0 is that of xlogy(p, p): log 0 + 1 − log q = −inf (NaN times a zero "
+              "cotangent), where the catalogue gives a class with p = 0 a zero gradient (0·log 0 = 0 as a branch); "
+              "maintainers: p log p is not differentiable at 0", "https://github.com/pytorch/pytorch/issues/89558"),
+    Deviation("optax.kl_divergence", "masked[*]", _says("gradient d/dp", "nan"),
+              "where(targets == 0, 0, log(targets)) differentiates the untaken log branch: a NaN gradient at "
+              "every zero target (the jnp.where pitfall)", "https://github.com/google-deepmind/optax/pull/1786 (open)"),
     Deviation("monai.box_pair_giou", "*", lambda r: True,
               "box_pair_giou computes in float32 (COMPUTE_DTYPE) and adds float32 eps (1.2e-7) to the union and "
               "the enclosing area: float64 inputs get float32 accuracy, and boxes of area ≲ 1e-5 a visible bias "
