@@ -132,26 +132,53 @@ def _overlap_partial(x, y, c_den, w, c_num, scale=None):
     return (y * a * w - b) / s
 
 
+def _column_scale(p, t, c):
+    """``(p·2^k, t·2^k, 2^-k, 2^k)`` per column (axis 0): ``2^k`` brings the column's largest entry
+    to [1/2, 1) where it is smaller, so that the products ``p·t`` of a column of tiny entries do
+    not underflow (p = t = 2e-225: I = Σ p t is 0 in float64, the value 2.2e-225).  Powers of two
+    scale exactly.  ``k`` is at most ``maxexp − 8`` (``2^-k`` stays normal) and, for ``c > 0``, small
+    enough that ``c·2^(2k)`` is finite; where that binds, the column's products are below ``c``'s
+    precision anyway.  The measures are rewritten in the scaled sums (I' = 2^(2k) I, P' = 2^k P):
+    e.g. ``(2 I + c) / (P + T + c) = (2 I' 2^-k + c 2^k) / (P' + T' + c 2^k)``.  The scale is a
+    constant (no derivative flows through it)."""
+    maxexp = int(jnp.finfo(p.dtype).maxexp)  # 128, 1024: max < 2^maxexp
+    if p.shape[0] == 0:
+        one = jnp.ones(p.shape[1:], p.dtype)
+        return p, t, one, one
+    m = jax.lax.stop_gradient(jnp.maximum(jnp.max(p, axis=0), jnp.max(t, axis=0)))
+    cap = jnp.where(c > 0, (maxexp - 8 - jnp.frexp(jax.lax.stop_gradient(c))[1]) // 2, maxexp - 8)
+    k = jnp.clip(-jnp.frexp(m)[1], 0, jnp.maximum(cap, 0))  # frexp: m = f 2^e, f in [1/2, 1)
+    scale = jnp.ldexp(jnp.ones_like(m), k)
+    return p * scale, t * scale, 1 / scale, scale
+
+
 def _overlap_value(p, t, c, kind):
-    """soft_f1 (``c`` = eps), dice or jaccard (``c`` = smooth) per column over axis 0."""
-    inter = jnp.sum(p * t, axis=0)
+    """soft_f1 (``c`` = eps), dice or jaccard (``c`` = smooth) per column over axis 0, from the
+    scaled sums of :func:`_column_scale`."""
+    p, t, u, scale = _column_scale(p, t, c)
+    inter = jnp.sum(p * t, axis=0) * u  # 2^k I
     size = jnp.sum(p, axis=0) + jnp.sum(t, axis=0)
+    cs = c * scale
     if kind == "soft_f1":
-        return _ratio(2 * inter, size + c)
+        return _ratio(2 * inter, size + cs)
     if kind == "dice":
-        return _ratio(2 * inter + c, size + c)
-    return _ratio(inter + c, size - inter + c)  # jaccard: P + T - I >= (P + T)/2, no cancellation
+        return _ratio(2 * inter + cs, size + cs)
+    return _ratio(inter + cs, size - inter + cs)  # jaccard: P + T - I >= (P + T)/2, no cancellation
 
 
 def _overlap_grad(x, y, c, kind):
     """d/dx of :func:`_overlap_value` (``x`` is ``p`` or ``t``, ``y`` the other: every measure
-    here is symmetric in them), through :func:`_overlap_partial`."""
+    here is symmetric in them), through :func:`_overlap_partial` on the scaled columns of
+    :func:`_column_scale`: with ``x' = 2^k x`` (and y', D' = 2^k D, S' = 2^k S, I' = 2^(2k) I)
+    the form ``(w (y_k D − I) − c_num) / S^2`` is ``(w (y'_k D' − I') − c_num 2^(2k)) / S'^2``."""
+    x, y, u, scale = _column_scale(x, y, c)
+    cs = c * scale
     if kind == "soft_f1":
-        return _overlap_partial(x, y, c, 2, 0)
+        return _overlap_partial(x, y, cs, 2, 0)
     if kind == "dice":
-        return _overlap_partial(x, y, c, 2, c)
-    inter = jnp.sum(x * y, axis=0)
-    return _overlap_partial(x, y, 2 * c, 1, c, scale=jnp.sum(x, axis=0) + jnp.sum(y, axis=0) - inter + c)
+        return _overlap_partial(x, y, cs, 2, cs * scale)
+    inter = jnp.sum(x * y, axis=0) * u
+    return _overlap_partial(x, y, 2 * cs, 1, cs * scale, scale=jnp.sum(x, axis=0) + jnp.sum(y, axis=0) - inter + cs)
 
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(3,))
@@ -171,16 +198,22 @@ def _overlap_jvp(kind, primals, tangents):
         out = out + jnp.sum(_overlap_grad(t, p, c, kind) * dt, axis=0)
     if not isinstance(dc, SymbolicZero):
         # soft_f1: d/deps = -2 I / D^2; dice, jaccard: d/ds = (P + T - 2 I) / S^2 (S = D, E) with
-        # P + T - 2 I = sum p (1 - t) + t (1 - p) (no cancellation); 0 where empty
-        inter = jnp.sum(p * t, axis=0)
-        size = jnp.sum(p, axis=0) + jnp.sum(t, axis=0)
-        den = size - inter + c if kind == "jaccard" else size + c
+        # P + T - 2 I = sum p (1 - t) + t (1 - p) (no cancellation); 0 where empty.  On the scaled
+        # columns (S' = 2^k S): -2 I' / D'^2 and 2^k (P' + T' - 2 I' 2^-k) / S'^2
+        ps, ts, u, scale = _column_scale(p, t, c)
+        inter = jnp.sum(ps * ts, axis=0) * u
+        size = jnp.sum(ps, axis=0) + jnp.sum(ts, axis=0)
+        cs = c * scale
+        den = size - inter + cs if kind == "jaccard" else size + cs
         empty = den == 0
         d = jnp.where(empty, jnp.ones_like(den), den)
-        num = -2 * inter if kind == "soft_f1" else jnp.sum(p * (1 - t) + t * (1 - p), axis=0)
+        if kind == "soft_f1":
+            num, back = -2 * inter, 1
+        else:
+            num, back = jnp.sum(ps * (1 - t) + ts * (1 - p), axis=0), scale
         # the barrier keeps XLA from folding (num / D) / D into num / D^2, which can overflow
         q = jax.lax.optimization_barrier(num / d)
-        out = out + jnp.where(empty, 0, q / d) * dc
+        out = out + jnp.where(empty, 0, q / d * back) * dc
     return value, out
 
 

@@ -93,7 +93,7 @@ def _ratio(num: torch.Tensor, den: torch.Tensor) -> torch.Tensor:
     return torch.where(empty, torch.ones_like(num), num / torch.where(empty, torch.ones_like(den), den))
 
 
-def _overlap_partial(x: torch.Tensor, y: torch.Tensor, c_den: float, w: float, c_num: float,
+def _overlap_partial(x: torch.Tensor, y: torch.Tensor, c_den, w: float, c_num,
                      scale: torch.Tensor | None = None) -> torch.Tensor:
     """``(w (y_k D - I) - c_num) / S^2`` per column over axis 0, with ``I = sum x y``,
     ``D = sum x + sum y + c_den`` and ``S`` = ``scale`` (default ``D``); 0 where ``S`` = 0 (empty
@@ -127,30 +127,56 @@ def _overlap_partial(x: torch.Tensor, y: torch.Tensor, c_den: float, w: float, c
     inter_rest = torch.where(top, 0.0, xy).sum(dim=0)  # I - x_m y_m
     a = torch.where(top, den_rest / s, den / s)
     b = torch.where(top, inter_rest, xy.sum(dim=0))
-    b = (b * w + c_num) / s if c_num else b / s * w
+    b = (b * w + c_num) / s
     return torch.addcmul(-b, y, a, value=w) / s
 
 
+def _column_scale(p: torch.Tensor, t: torch.Tensor, c: float):
+    """``(p·2^k, t·2^k, 2^-k, 2^k)`` per column (axis 0): ``2^k`` brings the column's largest entry
+    to [1/2, 1) where it is smaller, so that the products ``p·t`` of a column of tiny entries do
+    not underflow (p = t = 2e-225: I = Σ p t is 0 in float64, the value 2.2e-225).  Powers of two
+    scale exactly.  ``k`` is at most ``maxexp − 8`` (``2^-k`` stays normal) and, for ``c > 0``, small
+    enough that ``c·2^(2k)`` is finite; where that binds, the column's products are below ``c``'s
+    precision anyway.  The measures are rewritten in the scaled sums (I' = 2^(2k) I, P' = 2^k P):
+    e.g. ``(2 I + c) / (P + T + c) = (2 I' 2^-k + c 2^k) / (P' + T' + c 2^k)``."""
+    maxexp = math.frexp(torch.finfo(p.dtype).max)[1]  # 128, 1024: max < 2^maxexp
+    if p.shape[0] == 0:
+        one = p.new_ones(p.shape[1:])
+        return p, t, one, one
+    m = torch.maximum(p.amax(dim=0), t.amax(dim=0))
+    cap = maxexp - 8 if c == 0 else (maxexp - 8 - math.frexp(c)[1]) // 2
+    k = (-torch.frexp(m).exponent).clamp(min=0, max=max(cap, 0))  # frexp: m = f 2^e, f in [1/2, 1)
+    scale = torch.ldexp(torch.ones_like(m), k)
+    return p * scale, t * scale, 1 / scale, scale
+
+
 def _overlap_value(p: torch.Tensor, t: torch.Tensor, kind: str, c: float) -> torch.Tensor:
-    """soft_f1 (``c`` = eps), dice or jaccard (``c`` = smooth) per column over axis 0."""
-    inter = (p * t).sum(dim=0)
+    """soft_f1 (``c`` = eps), dice or jaccard (``c`` = smooth) per column over axis 0, from the
+    scaled sums of :func:`_column_scale`."""
+    p, t, u, scale = _column_scale(p, t, c)
+    inter = (p * t).sum(dim=0) * u  # 2^k I
     size = p.sum(dim=0) + t.sum(dim=0)
+    cs = c * scale
     if kind == "soft_f1":
-        return _ratio(2 * inter, size + c)
+        return _ratio(2 * inter, size + cs)
     if kind == "dice":
-        return _ratio(2 * inter + c, size + c)
-    return _ratio(inter + c, size - inter + c)  # jaccard: P + T - I >= (P + T)/2, no cancellation
+        return _ratio(2 * inter + cs, size + cs)
+    return _ratio(inter + cs, size - inter + cs)  # jaccard: P + T - I >= (P + T)/2, no cancellation
 
 
 def _overlap_grad(x: torch.Tensor, y: torch.Tensor, kind: str, c: float) -> torch.Tensor:
     """d/dx of :func:`_overlap_value` (``x`` is ``p`` or ``t``, ``y`` the other: every measure
-    here is symmetric in them), through :func:`_overlap_partial`."""
+    here is symmetric in them), through :func:`_overlap_partial` on the scaled columns of
+    :func:`_column_scale`: with ``x' = 2^k x`` (and y', D' = 2^k D, S' = 2^k S, I' = 2^(2k) I)
+    the form ``(w (y_k D − I) − c_num) / S^2`` is ``(w (y'_k D' − I') − c_num 2^(2k)) / S'^2``."""
+    x, y, u, scale = _column_scale(x, y, c)
+    cs = c * scale
     if kind == "soft_f1":
-        return _overlap_partial(x, y, c, 2.0, 0.0)
+        return _overlap_partial(x, y, cs, 2.0, 0.0)
     if kind == "dice":
-        return _overlap_partial(x, y, c, 2.0, c)
-    inter = (x * y).sum(dim=0)
-    return _overlap_partial(x, y, 2 * c, 1.0, c, scale=x.sum(dim=0) + y.sum(dim=0) - inter + c)
+        return _overlap_partial(x, y, cs, 2.0, cs * scale)
+    inter = (x * y).sum(dim=0) * u
+    return _overlap_partial(x, y, 2 * cs, 1.0, cs * scale, scale=x.sum(dim=0) + y.sum(dim=0) - inter + cs)
 
 
 class _Overlap(torch.autograd.Function):

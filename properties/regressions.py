@@ -82,6 +82,18 @@ REGRESSIONS = [
                "∂/∂p_1 = (t(P + T + 2s) − I − s)/E² = t²/E² = 1.4e-14, autodiff's t/E − (I + s)(1 − t)/E² cancels "
                "t·p_1 against itself: 9.3e5 ULPs off in torch and jax (fixed: at an entry above (P + T + 2s)/2 the "
                "numerator is t(P + T + 2s − p) − (I − pt) − s, sums taken without it)"),
+    # tiny columns: I = Σ p t underflows (p = t = 2^-750: 2^-1500) where the value (~2^-750) and the gradient
+    # (~1/2) do not; the value came out 0 and the gradient 2t/D (0.98 for 0.50), fixed by scaling each column
+    # by a power of two (impls/*_overlap.py: _column_scale)
+    *[Regression(q, f"{prop}[{dt}]",
+                 {"probs": col([2.0 ** e, 2.0 ** (e - 3)]), "targets": col([2.0 ** e, 0.0]), **extra},
+                 cot if prop == "gradient" else None,
+                 f"p = [2^{e}, 2^{e - 3}], t = [2^{e}, 0]: the products underflow {dt}; value 0 and a gradient 2t/D "
+                 "(twice the true 1/2) before the column scaling")
+      for q, col, extra, cot in (("soft_f1", lambda v: [[x] for x in v], {"eps": 0.0}, (1.0,)),
+                                 ("dice", list, {"smooth": 0.0, "squared": False}, 1.0),
+                                 ("jaccard", list, {"smooth": 0.0}, 1.0))
+      for dt, e in (("float64", -750), ("float32", -100)) for prop in ("value", "gradient")],
     Regression("auc", "value[float32]", {"scores": [0.0, 3.3e-43], "labels": [1, 0]}, None,
                "a subnormal score: XLA flushes it to 0, a comparison then sees a tie (0.5 instead of 0)"),
     Regression("giou", "stability[float64]", {"a": [[-1.0, -1.0, 6.0, 80.0]], "b": [[0.0, 0.0, 1.0, 1.0]]}, (1.0,),
