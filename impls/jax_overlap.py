@@ -35,6 +35,8 @@ Conventions shared by every function here:
   entry's from sums that leave it out (``_overlap_partial``).  Squared dice
   has no such term: autodiff.  XLA flushes subnormal numbers to
   zero on CPU and GPU: inputs whose only mass is subnormal count as empty there.
+* Tiny inputs: each column is scaled by a power of two (exact) so that the
+  products p·t do not underflow where the value does not (``_column_scale``).
 * Bad input raises ``ValueError`` naming the argument.  Shapes, dtypes and
   ``squared`` are always checked; the ranges of ``probs``/``targets`` and of
   ``smooth``/``eps`` only for concrete values (skipped for tracers under
@@ -266,8 +268,11 @@ def dice(probs, targets, smooth=0.0, squared=False):
     # derivative's own sensitivity (t_k R, t_k^3, t_k p_k^2, p_k (2 J + smooth) with R, J the sums
     # without entry k).  Where it cancels (p_k = t_k = 1: t_k (t_k^2 - p_k^2)) the derivative itself
     # is that ill-conditioned.
-    inter = jnp.sum(p * t)
-    return _ratio(2 * inter + smooth, jnp.sum(p * p) + jnp.sum(t * t) + smooth).astype(out_dtype)
+    # Both sums are of degree 2: scaled by 2^k (a constant, see _column_scale) they are 2^(2k) times the
+    # true ones, and smooth with them; tiny inputs no longer underflow to the empty branch's 1.
+    p, t, _, scale = _column_scale(p.reshape(-1), t.reshape(-1), smooth)
+    inter, cs = jnp.sum(p * t), smooth * scale * scale
+    return _ratio(2 * inter + cs, jnp.sum(p * p) + jnp.sum(t * t) + cs).astype(out_dtype)
 
 
 def jaccard(probs, targets, smooth=0.0):

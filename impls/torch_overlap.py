@@ -35,6 +35,8 @@ Conventions shared by every function here:
   dominates its column; dice's and jaccard's alike): they are computed in
   closed form, a dominant entry's from sums that leave it out
   (``_overlap_partial``).  Squared dice has no such term: autodiff.
+* Tiny inputs: each column is scaled by a power of two (exact) so that the
+  products p·t do not underflow where the value does not (``_column_scale``).
 * Bad input raises ``ValueError`` naming the argument.  The range checks of
   ``probs`` and ``targets`` read the data: they run for CPU tensors only and
   are skipped on other devices (no device synchronisation); shapes, dtypes
@@ -260,8 +262,11 @@ def dice(probs: torch.Tensor, targets: torch.Tensor, smooth: float = 0.0, square
     # derivative's own sensitivity (t_k R, t_k^3, t_k p_k^2, p_k (2 J + smooth) with R, J the sums
     # without entry k).  Where it cancels (p_k = t_k = 1: t_k (t_k^2 - p_k^2)) the derivative itself
     # is that ill-conditioned.
-    inter = (p * t).sum()
-    return _ratio(2 * inter + smooth, (p * p).sum() + (t * t).sum() + smooth).to(out_dtype)
+    # Both sums are of degree 2: scaled by 2^k (a constant, see _column_scale) they are 2^(2k) times the
+    # true ones, and smooth with them; tiny inputs no longer underflow to the empty branch's 1.
+    p, t, _, scale = _column_scale(p.reshape(-1), t.reshape(-1), smooth)
+    inter, cs = (p * t).sum(), smooth * scale * scale
+    return _ratio(2 * inter + cs, (p * p).sum() + (t * t).sum() + cs).to(out_dtype)
 
 
 def jaccard(probs: torch.Tensor, targets: torch.Tensor, smooth: float = 0.0) -> torch.Tensor:
