@@ -95,6 +95,26 @@ DEVIATIONS: list[Deviation] = [
               "BoxGIoULoss calls box_pair_giou in float32 (COMPUTE_DTYPE) and casts 1 − GIoU back: float64 inputs get "
               "float32 accuracy, small boxes the float32 eps bias (as monai.box_pair_giou)",
               "monai/losses/giou_loss.py; monai/data/box_utils.py: COMPUTE_DTYPE, _get_eps"),
+    Deviation("torchmetrics.binary_auroc", "*", lambda r: True,
+              "scores outside [0, 1] go through a sigmoid first (normalization='sigmoid', its default): strictly "
+              "increasing, but it rounds distinct scores to ties (both 1 for s ≳ 9 in float16 and 17 in float32, "
+              "both 0 below about −88 in float32); and the ROC curve is formed from counts cast to float32, so float64 "
+              "scores get a float32 AUC (1/3 as 0.33333331)",
+              "torchmetrics/functional/classification/precision_recall_curve.py: _binary_precision_recall_curve_format "
+              "(normalize_logits_if_needed); torchmetrics/utilities/compute.py: _safe_divide"),
+    Deviation("kornia.lovasz_softmax_loss", "*", _says("N > 1"),
+              "lovasz_softmax_loss only supports C > 1 classes (its note: 'For binary labels please use the "
+              "Lovasz-Hinge loss'): one class raises ValueError", "kornia/losses/lovasz_softmax.py: lovasz_softmax_loss"),
+    Deviation("kornia.lovasz_softmax_loss", "*", lambda r: "raised" not in (r.get("message") or "")
+              and "nan" not in (r.get("message") or ""),
+              "the loss is the mean over all C classes, not over the classes present in the labels (its Convention "
+              "block: 'a class absent from the image enters it with that image's largest probability for the class'); "
+              "with every class present it agrees with the catalogue to rounding",
+              "kornia/losses/lovasz_softmax.py: lovasz_softmax_loss"),
+    Deviation("toolbelt.soft_micro_f1", "*", _says("nan"),
+              "no guard for an empty column: 2·tp / (2·tp + fn + fp + eps) is 0/0 at eps = 0 (its default eps = 1e-6 "
+              "avoids the NaN but scores an empty column 0, the worst, where the catalogue says 1)",
+              "pytorch_toolbelt/losses/soft_f1.py: soft_micro_f1"),
     # smp and pytorch-toolbelt (smp took its losses from toolbelt): an empty target's loss is set to 0
     *[Deviation(name, "*", _empty("targets"),
                 "the loss of a channel whose target is empty is set to 0 whatever the prediction (mask = "
@@ -117,7 +137,8 @@ DEVIATIONS: list[Deviation] = [
               "backend.epsilon() = 1e-7 is added to the denominator only: two empty masks score Dice 0 (loss 1) where "
               "the catalogue says 1, and every value and gradient carries a bias of about 1e-7/(Σp + Σt), visible in "
               "float64", "keras/src/losses/losses.py: dice"),
-    Deviation("keras.KLDivergence", "*", lambda r: "gradient" not in (r.get("message") or ""),
+    Deviation("keras.KLDivergence", "*", lambda r: "gradient" not in (r.get("message") or "") and (
+                  r.get("property") == "claim:support" or min((_arg(r, "p") or [1.0]) + (_arg(r, "q") or [1.0])) < 1e-7),
               "p and q are clipped to [1e-7, 1] (backend.epsilon()): a zero p_i contributes 1e-7·log(1e-7/q_i) "
               "instead of 0, and p > 0 = q gives 16.1·p (log 1e7) instead of +inf",
               "keras/src/losses/losses.py: kl_divergence"),

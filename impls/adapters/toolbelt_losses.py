@@ -36,10 +36,11 @@ def lovasz_hinge(logits, labels):
 
 
 def lovasz_softmax(probs, labels):
-    """LovaszLoss() (classes='present', per_image=False) on probabilities (N, C) given as one image (1, C, N)."""
+    """LovaszLoss() (classes='present', per_image=False) on probabilities (N, C) given as one image
+    (1, C, N, 1): a 3-d input would be read as a sigmoid output (B, H, W)."""
     from pytorch_toolbelt.losses import LovaszLoss
     c = probs.shape[-1]
-    return LovaszLoss()(probs.reshape(-1, c).T.reshape(1, c, -1), labels.reshape(1, -1))
+    return LovaszLoss()(probs.reshape(-1, c).T.reshape(1, c, -1, 1), labels.reshape(1, -1, 1))
 
 
 def soft_f1(probs, targets, eps=0.0):
@@ -71,7 +72,7 @@ ADAPTERS = [
             note="BinaryLovaszLoss()(logits.reshape(-1), labels.reshape(-1)) (per_image=False)"),
     Adapter("toolbelt.LovaszLoss", "lovasz_softmax", "torch", lovasz_softmax, _REQ,
             DOCS.format("pytorch_toolbelt.losses.LovaszLoss"),
-            note="LovaszLoss()(probs.T.reshape(1, C, N), labels.reshape(1, N)) (probabilities; classes='present')"),
+            note="LovaszLoss()(probs.T.reshape(1, C, N, 1), labels.reshape(1, N, 1)) (probabilities; classes='present')"),
     Adapter("toolbelt.soft_micro_f1", "soft_f1", "torch", soft_f1, _REQ,
             DOCS.format("pytorch_toolbelt.losses.soft_micro_f1"), complement=True,
             note="soft_micro_f1(probs[:, j:j+1], targets[:, j:j+1], eps=eps) per column"),
