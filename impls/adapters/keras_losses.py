@@ -12,19 +12,27 @@ from __future__ import annotations
 
 from . import Adapter, Convention
 
+
+def _keras():
+    """keras on the jax backend (KERAS_BACKEND must be set before keras is first imported)."""
+    import os
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    import keras
+    return keras
+
 DOCS = "keras {} (https://keras.io/api/losses/)"
 
 
 def dice(probs, targets, smooth=0.0, squared=False):
     """keras.losses.Dice()(targets, probs) over every axis (axis=None): 1 − 2Σpt / (Σt + Σp + 1e-7).
     No smooth and no squared form: those are the conventions."""
-    import keras
+    keras = _keras()
     return keras.losses.Dice(reduction=None, dtype=probs.dtype)(targets, probs)
 
 
 def kl_divergence(p, q):
     """keras.losses.KLDivergence()(p, q): Σ p log(p / q) after clipping p and q to [1e-7, 1]."""
-    import keras
+    keras = _keras()
     return keras.losses.KLDivergence(reduction=None, dtype=q.dtype)(p, q)
 
 
@@ -34,7 +42,7 @@ def cross_entropy(logits, target):
     computation).  label_smoothing=ε is CE against (1 − ε)·target + ε/C, which the catalogue takes as
     an explicit probability target: it is left at its default 0 here (see the module's tests)."""
     import jax.numpy as jnp
-    import keras
+    keras = _keras()
     if jnp.issubdtype(target.dtype, jnp.integer):
         target = keras.ops.one_hot(target, logits.shape[-1], dtype=logits.dtype)
     loss = keras.losses.CategoricalCrossentropy(from_logits=True, reduction=None, dtype=logits.dtype)
