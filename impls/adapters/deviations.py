@@ -13,6 +13,7 @@ with the staleness check it lacks).
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -33,6 +34,35 @@ class Deviation:
 def _says(*words):
     """A predicate: the result's message contains every one of ``words``."""
     return lambda r: all(w in (r.get("message") or "") for w in words)
+
+
+def _arg(r, name):
+    """The values of argument ``name`` in the result's counterexample, flattened (None if absent).
+    The counterexample's ``inputs`` reads ``"probs = [0. 1.]; targets = [0. 0.]; smooth = 0.0"``."""
+    inputs = ((r.get("counterexample") or {}).get("inputs")) or ""
+    m = re.search(rf"(?:^|; ){re.escape(name)} = ([^;]*)", inputs)
+    if not m:
+        return None
+    try:
+        return [float(v) for v in re.sub(r"[\[\],]", " ", m.group(1)).split()]
+    except ValueError:
+        return None
+
+
+def _empty(*names):
+    """A predicate: the counterexample's ``names`` are all zero (an empty mask), and no NaN is reported."""
+    def pred(r):
+        vals = [_arg(r, n) for n in names]
+        return "nan" not in (r.get("message") or "") and all(v is not None and not any(v) for v in vals)
+    return pred
+
+
+def _soft_or_tied(r):
+    """The counterexample has a soft target (strictly between 0 and 1), or, for a gradient, an entry with p = t."""
+    p, t = _arg(r, "probs"), _arg(r, "targets")
+    if p is None or t is None or "nan" in (r.get("message") or ""):
+        return False
+    return any(0 < v < 1 for v in t) or ("gradient" in (r.get("message") or "") and any(a == b for a, b in zip(p, t)))
 
 
 DEVIATIONS: list[Deviation] = [
@@ -68,6 +98,57 @@ DEVIATIONS: list[Deviation] = [
               "box_pair_giou computes in float32 (COMPUTE_DTYPE) and adds float32 eps (1.2e-7) to the union and "
               "the enclosing area: float64 inputs get float32 accuracy, and boxes of area ≲ 1e-5 a visible bias "
               "(GIoU(a, a) = 0.889 for a box of area 1e-6)", "monai/data/box_utils.py: COMPUTE_DTYPE, _get_eps"),
+    Deviation("monai.BoxGIoULoss", "*", lambda r: True,
+              "BoxGIoULoss calls box_pair_giou in float32 (COMPUTE_DTYPE) and casts 1 − GIoU back: float64 inputs get "
+              "float32 accuracy, small boxes the float32 eps bias (as monai.box_pair_giou)",
+              "monai/losses/giou_loss.py; monai/data/box_utils.py: COMPUTE_DTYPE, _get_eps"),
+    Deviation("torchmetrics.binary_auroc", "*", lambda r: True,
+              "scores outside [0, 1] go through a sigmoid first (normalization='sigmoid', its default): strictly "
+              "increasing, but it rounds distinct scores to ties (both 1 for s ≳ 9 in float16 and 17 in float32, "
+              "both 0 below about −88 in float32); and the ROC curve is formed from counts cast to float32, so float64 "
+              "scores get a float32 AUC (1/3 as 0.33333331)",
+              "torchmetrics/functional/classification/precision_recall_curve.py: _binary_precision_recall_curve_format "
+              "(normalize_logits_if_needed); torchmetrics/utilities/compute.py: _safe_divide"),
+    Deviation("kornia.lovasz_softmax_loss", "*", _says("N > 1"),
+              "lovasz_softmax_loss only supports C > 1 classes (its note: 'For binary labels please use the "
+              "Lovasz-Hinge loss'): one class raises ValueError", "kornia/losses/lovasz_softmax.py: lovasz_softmax_loss"),
+    Deviation("kornia.lovasz_softmax_loss", "*", lambda r: "raised" not in (r.get("message") or "")
+              and "nan" not in (r.get("message") or ""),
+              "the loss is the mean over all C classes, not over the classes present in the labels (its Convention "
+              "block: 'a class absent from the image enters it with that image's largest probability for the class'); "
+              "with every class present it agrees with the catalogue to rounding",
+              "kornia/losses/lovasz_softmax.py: lovasz_softmax_loss"),
+    Deviation("toolbelt.soft_micro_f1", "*", _says("nan"),
+              "no guard for an empty column: 2·tp / (2·tp + fn + fp + eps) is 0/0 at eps = 0 (its default eps = 1e-6 "
+              "avoids the NaN but scores an empty column 0, the worst, where the catalogue says 1)",
+              "pytorch_toolbelt/losses/soft_f1.py: soft_micro_f1"),
+    # smp and pytorch-toolbelt (smp took its losses from toolbelt): an empty target's loss is set to 0
+    *[Deviation(name, "*", _empty("targets"),
+                "the loss of a channel whose target is empty is set to 0 whatever the prediction (mask = "
+                "y_true.sum(dims) > 0; 'Dice loss is undefined for empty images'): predicting foreground on an "
+                "empty mask costs nothing, where the catalogue's Dice / Jaccard of a nonempty prediction and an empty "
+                "target is 0 (loss 1)", src)
+      for name, src in (("smp.DiceLoss", "segmentation_models_pytorch/losses/dice.py: DiceLoss.forward"),
+                        ("smp.JaccardLoss", "segmentation_models_pytorch/losses/jaccard.py: JaccardLoss.forward"),
+                        ("toolbelt.DiceLoss", "pytorch_toolbelt/losses/dice.py: DiceLoss.forward"),
+                        ("toolbelt.JaccardLoss", "pytorch_toolbelt/losses/jaccard.py: JaccardLoss.forward"))],
+    *[Deviation(name, "*", _soft_or_tied,
+                "smp 0.6.0 computes the intersection as (Σp + Σt − ‖p − t‖₁)/2 = Σ min(p, t) (soft_tversky_score, "
+                "after the 'Jaccard metric losses' of arXiv 2302.05666): Σ p·t only at binary targets; soft targets "
+                "score higher (dice(t, t) = 1), and the gradient at p = t is that of min with torch's sign(0) = 0, "
+                "half the product's (−1 instead of 0 at p = t = 0)",
+                "segmentation_models_pytorch/losses/_functional.py: soft_tversky_score")
+      for name in ("smp.DiceLoss", "smp.JaccardLoss")],
+    Deviation("keras.Dice", "*", lambda r: "nan" not in (r.get("message") or "") and (
+                  _empty("probs", "targets")(r) or r.get("property", "").endswith("[float64]")),
+              "backend.epsilon() = 1e-7 is added to the denominator only: two empty masks score Dice 0 (loss 1) where "
+              "the catalogue says 1, and every value and gradient carries a bias of about 1e-7/(Σp + Σt), visible in "
+              "float64", "keras/src/losses/losses.py: dice"),
+    Deviation("keras.KLDivergence", "*", lambda r: "gradient" not in (r.get("message") or "") and (
+                  r.get("property") == "claim:support" or min((_arg(r, "p") or [1.0]) + (_arg(r, "q") or [1.0])) < 1e-7),
+              "p and q are clipped to [1e-7, 1] (backend.epsilon()): a zero p_i contributes 1e-7·log(1e-7/q_i) "
+              "instead of 0, and p > 0 = q gives 16.1·p (log 1e7) instead of +inf",
+              "keras/src/losses/losses.py: kl_divergence"),
 ]
 
 

@@ -34,6 +34,14 @@ def giou(a, b):
     return box_pair_giou(a.reshape(-1, 4), b.reshape(-1, 4)).reshape(a.shape[:-1])
 
 
+def giou_loss(a, b):
+    """BoxGIoULoss(reduction='none')(a, b) on (N, 4) pairs: 1 − GIoU, the batch axes flattened and restored."""
+    import torch
+    from monai.losses import BoxGIoULoss
+    a, b = torch.broadcast_tensors(a, b)
+    return BoxGIoULoss(reduction="none")(a.reshape(-1, 4), b.reshape(-1, 4)).reshape(a.shape[:-1])
+
+
 ADAPTERS = [
     Adapter("monai.DiceLoss", "dice", "torch", dice, ("monai", "torch"), DOCS.format("monai.losses.DiceLoss"),
             complement=True,
@@ -47,4 +55,8 @@ ADAPTERS = [
             note="DiceLoss(jaccard=True, reduction='none')(probs.reshape(1, 1, -1), targets.reshape(1, 1, -1))"),
     Adapter("monai.box_pair_giou", "giou", "torch", giou, ("monai", "torch"), DOCS.format("monai.data.box_utils.box_pair_giou"),
             note="box_pair_giou(a.reshape(-1, 4), b.reshape(-1, 4)) in (x1, y1, x2, y2) mode"),
+    Adapter("monai.BoxGIoULoss", "giou", "torch", giou_loss, ("monai", "torch"), DOCS.format("monai.losses.BoxGIoULoss"),
+            complement=True,
+            note="BoxGIoULoss(reduction='none')(a.reshape(-1, 4), b.reshape(-1, 4)) (box_pair_giou in float32, "
+                 "cast back to the input dtype)"),
 ]

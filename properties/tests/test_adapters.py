@@ -198,3 +198,73 @@ def test_known_deviations_annotate_failures_and_stale_rows_are_named():
     assert any(k.startswith("seed001.dice_loss") for k in stale)
     assert not any(k.startswith("seed001.soft_f1_score") for k in stale)
     assert not any(k.startswith("monai") for k in stale)  # not audited in this run: not stale
+
+
+def test_deviation_predicates_read_the_counterexample():
+    """The rows for smp / toolbelt / keras pick their failures by the counterexample's inputs."""
+    from impls.adapters import deviations
+    rec = {"property": "value[float64]", "message": "value: got 0.0, expected 1.0",
+           "counterexample": {"inputs": "probs = [[0.  , 0.5 ],\n [1.  , 0.25]]; targets = [0. 0. 0.]; smooth = 0.0"}}
+    assert deviations._arg(rec, "probs") == [0.0, 0.5, 1.0, 0.25]
+    assert deviations._arg(rec, "smooth") == [0.0] and deviations._arg(rec, "eps") is None
+    assert deviations._empty("targets")(rec) and not deviations._empty("probs", "targets")(rec)
+    assert not deviations._soft_or_tied(rec)
+    soft = {"message": "value: got 0.0, expected 0.5", "counterexample": {"inputs": "probs = [0.5]; targets = [0.5]"}}
+    tied = {"message": "gradient d/dprobs: got -1.0, expected 0.0",
+            "counterexample": {"inputs": "probs = [0. 0.]; targets = [0. 1.]; smooth = 0.0"}}
+    nan = {"message": "gradient d/dprobs: got nan, expected 0.0", "counterexample": {"inputs": "probs = [0.]; targets = [0.]"}}
+    assert deviations._soft_or_tied(soft) and deviations._soft_or_tied(tied)
+    assert not deviations._empty("probs", "targets")(nan)  # a NaN is never explained away
+
+
+# -- third-party findings, pinned on the libraries themselves (skipped where not installed) ------
+def _lib(name):
+    if name == "keras" and "keras" not in __import__("sys").modules:
+        __import__("os").environ.setdefault("KERAS_BACKEND", "jax")
+        pytest.importorskip("jax")
+    return pytest.importorskip(name)
+
+
+@pytest.mark.parametrize("name", ["smp.LovaszLoss", "toolbelt.BinaryLovaszLoss"])
+def test_binary_lovasz_of_smp_and_toolbelt_rejects_float64(name):
+    """_lovasz_grad casts the sorted labels to float32 (.float()), and torch.dot refuses float64 · float32."""
+    _lib("segmentation_models_pytorch" if name.startswith("smp") else "pytorch_toolbelt")
+    x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        SEED[name].fn(x, torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64))
+    assert SEED[name].fn(x.float(), torch.tensor([1.0, 0.0, 1.0])).dtype == torch.float32
+
+
+def test_smp_dice_intersection_is_the_minimum_and_its_smooth_counts_twice():
+    _lib("segmentation_models_pytorch")
+    fn = SEED["smp.DiceLoss"].fn
+    f = lambda *v: torch.tensor(v, dtype=torch.float64)  # noqa: E731
+    assert float(fn(f(0.5), f(0.5))) == 0.0  # Σ min(p, t) = 0.5: dice 1; the catalogue's 2·0.25/1 = 0.5
+    assert float(fn(f(0.0), f(1.0), smooth=1.0)) == pytest.approx(1 - 2 / 3)  # (0 + 2)/(1 + 2): smooth 2
+    assert float(fn(f(1.0), f(0.0))) == 0.0  # empty target: loss 0 whatever the prediction
+    p = f(0.0, 0.0).requires_grad_(True)
+    fn(p, f(0.0, 1.0)).backward()
+    assert p.grad.tolist() == [-1.0, -2.0]  # the catalogue's gradient is [0, −2]: min's kink at p = t = 0
+
+
+def test_keras_categorical_crossentropy_label_smoothing_is_ce_at_the_smoothed_target():
+    """label_smoothing=ε is CE against (1 − ε)·t + ε/C: the catalogue's cross_entropy with that target."""
+    keras = _lib("keras")
+    jnp = pytest.importorskip("jax.numpy")
+    x, t, eps = jnp.array([[2.0, -1.0, 0.5]]), jnp.array([[0.0, 1.0, 0.0]]), 0.1
+    smoothed = keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=eps, reduction=None)(t, x)
+    ad = SEED["keras.CategoricalCrossentropy"]
+    np.testing.assert_allclose(np.asarray(smoothed), np.asarray(ad.fn(x, (1 - eps) * t + eps / 3)), rtol=1e-6)
+
+
+def test_keras_kl_divergence_halves_the_gradient_at_p_one_and_dice_is_nan_in_float16():
+    _lib("keras")
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    kl = SEED["keras.KLDivergence"].fn
+    g = jax.grad(kl)(jnp.array([0.0, 1.0]), jnp.array([0.5, 0.5]))
+    assert float(g[1]) == pytest.approx((np.log(2) + 1) / 2, rel=1e-6)  # clip(p, 1e-7, 1): jax splits the tie at 1
+    dice = SEED["keras.Dice"].fn
+    z = jnp.zeros(2, jnp.float16)
+    assert float(dice(z, z)) == 1.0  # two empty masks: 1 − 0/(0 + 1e-7)
+    assert np.isnan(np.asarray(jax.grad(lambda p: dice(p, z))(z), np.float64)).all()  # (1e-7)² underflows
