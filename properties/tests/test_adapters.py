@@ -198,6 +198,11 @@ def test_known_deviations_annotate_failures_and_stale_rows_are_named():
     assert any(k.startswith("seed001.dice_loss") for k in stale)
     assert not any(k.startswith("seed001.soft_f1_score") for k in stale)
     assert not any(k.startswith("monai") for k in stale)  # not audited in this run: not stale
+    # a row's property pattern keeps its brackets literal: "stability[*]" matches stability[float16]
+    iou = {"label": "seed001.get_iou", "results": [{"property": "stability[float16]", "verdict": "fails",
+                                                     "message": "value: got 0.0, expected 0.003"}]}
+    deviations.annotate(iou)
+    assert "overflow" in iou["results"][0]["known"]["reason"]
 
 
 def test_deviation_predicates_read_the_counterexample():
