@@ -96,7 +96,7 @@ ADAPTERS = [
                  "default is 1e-6, the catalogue's 0)"),
     Adapter("seed001.dice_loss", "dice", "torch", dice, ("torch",), SOURCE, complement=True,
             conventions=(
-                Convention("smooth = 1", "the snippet fixes smooth = 1. whatever is asked",
+                Convention("smooth = 1", "the snippet fixes smooth = 1 (its `smooth = 1.`), whatever is asked",
                            lambda a: {**a, "smooth": 1.0}),
                 Convention("squared (V-Net)", "its denominator's B_sum = Σ t·t is the squared (V-Net) form's Σ t², "
                            "so the squared Dice is the one it means", lambda a: {**a, "squared": True}),
