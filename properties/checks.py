@@ -146,7 +146,7 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False):
     """A short runnable reproduction."""
     fw = frameworks.get(target.framework)
     q = target.quantity
-    lines = ["import numpy as np", fw.imports, _import_line(target)]
+    lines = ["import numpy as np", "np.set_printoptions(precision=17)", fw.imports, _import_line(target)]
     for a in q.args:
         v = args[a.name]
         if isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.integer):

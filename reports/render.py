@@ -278,7 +278,8 @@ def _counterexample_parts(counterexample: Any) -> list[tuple[str, str, str]]:
         return [("Counterexample", json.dumps(counterexample, ensure_ascii=False,
                                                default=str), "text")]
     labels = {"snippet": ("Counterexample (Python)", "python"), "inputs": ("Inputs", "text"),
-              "expected": ("Expected", "text"), "got": ("Got", "text")}
+              "expected": ("Expected", "text"), "got": ("Got", "text"),
+              "replayed": ("Reproduced in a fresh interpreter", "text")}
     parts = []
     for key in list(labels) + [k for k in counterexample if k not in labels]:
         value = counterexample.get(key)

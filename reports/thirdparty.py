@@ -12,7 +12,9 @@ written is lost when a later one fails.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -78,6 +80,58 @@ def run_isolated(ad, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, echo
     return record
 
 
+#: properties whose counterexample prints the audited call's own output (value or gradient), which a
+#: replay can compare with "got"; a claim's "got" is a derived quantity, not what the snippet prints
+REPLAYABLE = ("value[", "gradient[", "stability[", "masked[", "jit[")
+_NUMBER = re.compile(r"[-+]?(?:nan|inf|(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)", re.IGNORECASE)
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(t) for t in _NUMBER.findall(text or "")]
+
+
+def _same(a: list[float], b: list[float]) -> bool:
+    return len(a) == len(b) and all(x == y or (math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
+
+
+def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> None:
+    """Run the snippet of each failing value/gradient counterexample of ``record`` in a fresh
+    interpreter (``python -I -c SNIPPET``: the library, not losscheck) and note in the
+    counterexample whether it printed exactly what the audit got (``"replayed"``).  A report
+    reader can paste the same snippet; this checks that it shows the finding.  ``cache``
+    (snippet → (problem or None, what it printed)) avoids running one snippet twice.  A failure that
+    is an exception ("raised RuntimeError") is reproduced by the snippet raising the same one."""
+    cache = {} if cache is None else cache
+    for r in record.get("results", []):
+        c = r.get("counterexample")
+        if r.get("verdict") != "fails" or not isinstance(c, dict) or not c.get("snippet"):
+            continue
+        if not str(r.get("property", "")).startswith(REPLAYABLE):
+            c["replayed"] = "not replayed: a claim's result is derived from several calls"
+            continue
+        code = c["snippet"]
+        if code not in cache:  # (problem or None, what it printed)
+            full = "import numpy as np\nnp.set_printoptions(precision=17)\n" + code  # every digit printed
+            try:
+                proc = subprocess.run([sys.executable, "-I", "-c", full], capture_output=True, text=True,
+                                      timeout=timeout, cwd=tempfile.gettempdir())
+                tail = (proc.stderr or "").strip().splitlines()[-1:] or ["no message"]
+                cache[code] = (None if proc.returncode == 0 else
+                               f"no: the snippet exited with status {proc.returncode} ({tail[0]})", proc.stdout.strip())
+            except subprocess.TimeoutExpired:
+                cache[code] = (f"no: the snippet ran past {timeout} s", "")
+        problem, out = cache[code]
+        raised = re.search(r"raised (\w+)", r.get("message") or "")
+        if problem and raised and f"({raised.group(1)}" in problem:
+            c["replayed"] = f"yes: a fresh interpreter running the snippet raised the same exception {problem[problem.index('('):]}"
+        elif problem:
+            c["replayed"] = problem
+        elif _same(_numbers(out), _numbers(str(c.get("got", "")))):
+            c["replayed"] = "yes: a fresh interpreter running the snippet printed the same result"
+        else:
+            c["replayed"] = f"no: a fresh interpreter printed {out[:200]}"
+
+
 def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, only=None, settings=None,
               echo=True) -> dict:
     """Audit every installed adapter (``only``: names containing it), isolated; write
@@ -99,11 +153,38 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
     for i, ad in enumerate(runnable, 1):
         print(f"[{i}/{len(runnable)}] {ad.name} :: {ad.quantity}", flush=True)
         record = run_isolated(ad, max_examples, seed, timeout, echo)
+        replay(record)
         deviations.annotate(record)
         results["audits"].append(record)
         write_report(results, out_dir, stem="thirdparty")
+    _finish(results, out_dir)
+    return results
+
+
+def _finish(results: dict, out_dir) -> None:
+    from impls.adapters import deviations
+
+    from .render import write_report
     results["stale_deviations"] = deviations.stale(results["audits"])
     for row in results["stale_deviations"]:
         print(f"warning: the known-deviations row {row!r} matched nothing (impls/adapters/deviations.py)", flush=True)
     write_report(results, out_dir, stem="thirdparty")
+
+
+def rewrite(out_dir, replay_snippets: bool = True) -> dict:
+    """Read ``out_dir/thirdparty.json`` back, annotate it again with today's known-deviations table
+    (and replay its snippets), and rewrite ``thirdparty.*``: the table can be corrected without
+    auditing again."""
+    from impls.adapters import deviations
+    with open(Path(out_dir) / "thirdparty.json", encoding="utf-8") as f:
+        results = json.load(f)
+    cache: dict = {}
+    for i, record in enumerate(results.get("audits", []), 1):
+        print(f"[{i}/{len(results['audits'])}] {record.get('label')}", flush=True)
+        for r in record.get("results", []):
+            r.pop("known", None)
+        if replay_snippets:
+            replay(record, cache=cache)
+        deviations.annotate(record)
+    _finish(results, out_dir)
     return results
