@@ -114,6 +114,12 @@ DEVIATIONS: list[Deviation] = [
                        ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
                        ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
                        ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
+    *[Deviation(name, "masked[*]", _says("nan"),
+                "a row whose entries are all −inf (fully masked) is 0/0 = NaN; the catalogue gives it 0 (no mass). "
+                "PyTorch's maintainers chose NaN on purpose (only SDPA got a safe softmax)", ref)
+      for name, ref in (("torch.softmax", "https://github.com/pytorch/pytorch/issues/25110 (closed: expected); "
+                                          "https://github.com/pytorch/pytorch/issues/55056 (open: safe softmax)"),
+                        ("jax.nn.softmax", "jax.nn.softmax documents `where=` for masking; plain −inf rows give NaN"))],
     Deviation("torch.nn.functional.kl_div", "masked[*]", _says("gradient d/dp"),
               "the target's gradient at p = 0 is that of xlogy(p, p): log 0 + 1 − log q = −inf (NaN times a zero "
               "cotangent), where the catalogue gives a class with p = 0 a zero gradient (0·log 0 = 0 as a branch); "
