@@ -578,6 +578,26 @@ def _md_third_party(results: dict, full: bool) -> str:
     return "\n\n".join(parts)
 
 
+def _failure_facts(results: dict, audit: dict, result: dict, code, esc=lambda v: _text(v)) -> list[tuple[str, str]]:
+    """(label, text) facts of one failure, for Markdown (``code`` = _md_code) or HTML (``esc`` escapes):
+    the target, the verdict, the error, what the property checks and what the spec says, and the
+    known-deviations row that explains it — the paragraph a maintainer can paste into a bug report."""
+    kind = _text(result.get("kind")) + (" (informational)" if result.get("kind") == "contract" else "")
+    spec = _quantities(results).get(_text(audit.get("quantity")), {})
+    facts = [("Target", f"{code(audit.get('target'))} ({esc(_target_text(audit))}), quantity {code(audit.get('quantity'))}"),
+             ("Kind", f"{esc(kind)} · Verdict: {esc(result.get('verdict'))} · Examples: {esc(result.get('examples')) or 'n/a'}"),
+             ("Max error", esc(_allowed_text(result)))]
+    if result.get("doc"):
+        facts.append(("What the property checks", esc(result.get("doc"))))
+    if spec.get("formula"):
+        conv = "; ".join(_text(c) for c in spec.get("conventions") or [] if c)
+        facts.append(("The spec", code(spec.get("formula")) + (f" ({esc(conv)})" if conv else "")))
+    known = _mapping(result.get("known"))
+    if known:
+        facts.append(("Known", esc(known.get("reason")) + (f" ({esc(known.get('upstream'))})" if known.get("upstream") else "")))
+    return facts
+
+
 def _md_failures(results: dict) -> str:
     failures = _failures(results)
     if not failures:
@@ -590,13 +610,7 @@ def _md_failures(results: dict) -> str:
             kind += " (informational)"
         mark = "✗" if verdict == "fails" else "error:"
         parts.append(f"### {mark} {_text(audit.get('label'))} — {_text(result.get('property'))}")
-        parts.append("\n".join([
-            f"- **Target:** {_md_code(audit.get('target'))} ({_target_text(audit)}),"
-            f" quantity {_md_code(audit.get('quantity'))}",
-            f"- **Kind:** {kind} · **Verdict:** {verdict}"
-            f" · **Examples:** {_text(result.get('examples')) or 'n/a'}",
-            f"- **Max error:** {_allowed_text(result)}",
-        ] + ([f"- **Known:** {_text(_mapping(result.get('known')).get('reason'))}"] if result.get("known") else [])))
+        parts.append("\n".join(f"- **{label}:** {text}" for label, text in _failure_facts(results, audit, result, _md_code)))
         if result.get("message"):
             parts.append(f"Message:\n\n{_md_block(result['message'], 'text')}")
         for label, text, lang in _counterexample_parts(result.get("counterexample")):
@@ -864,15 +878,8 @@ def _html_failures(results: dict) -> str:
         if kind == "contract":
             kind += " (informational)"
         mark = "✗" if verdict == "fails" else "error:"
-        facts = [
-            f"<li><strong>Target:</strong> <code>{_h(audit.get('target'))}</code> "
-            f"({_h(_target_text(audit))}), quantity <code>{_h(audit.get('quantity'))}</code></li>",
-            f"<li><strong>Kind:</strong> {html.escape(kind)} · <strong>Verdict:</strong> "
-            f"{html.escape(verdict)} · <strong>Examples:</strong> "
-            f"{_h(result.get('examples')) or 'n/a'}</li>",
-            f"<li><strong>Max error:</strong> {html.escape(_allowed_text(result))}</li>",
-        ] + ([f"<li><strong>Known:</strong> {_h(_mapping(result.get('known')).get('reason'))}</li>"]
-             if result.get("known") else [])
+        facts = [f"<li><strong>{html.escape(label)}:</strong> {text}</li>"
+                 for label, text in _failure_facts(results, audit, result, lambda v: f"<code>{_h(v)}</code>", _h)]
         block = ['<div class="failure">',
                  f"<h3>{mark} {_h(audit.get('label'))} — {_h(result.get('property'))}</h3>",
                  "<ul>\n" + "\n".join(facts) + "\n</ul>"]
