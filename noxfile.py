@@ -49,7 +49,8 @@ def thirdparty(session):
     session.install("-c", "constraints-thirdparty.txt", ".[jax]", "torch", "torchvision", "optax", "monai", "kornia",
                     "scikit-learn", "torchmetrics", "fvcore", "segmentation-models-pytorch", "pytorch-toolbelt", "keras")
     session.env["KERAS_BACKEND"] = "jax"
-    session.run("losscheck", "audit-all", "--out", "reports/out", *session.posargs)
+    jobs = str(min(os.cpu_count() or 1, 4))  # one audit process per core (posargs may override: --jobs 1)
+    session.run("losscheck", "audit-all", "--out", "reports/out", "--jobs", jobs, *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -133,14 +133,20 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
 
 
 def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, only=None, settings=None,
-              echo=True) -> dict:
+              echo=True, jobs=1) -> dict:
     """Audit every installed adapter (``only``: names containing it), isolated; write
-    ``thirdparty.*`` into ``out_dir`` after each; return the results dict."""
+    ``thirdparty.*`` into ``out_dir`` after each; return the results dict.  ``jobs`` > 1 audits
+    that many adapters at once (one process each; their progress lines are then not echoed,
+    one summary line per finished adapter is printed instead)."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     from impls import adapters as registry
     from impls.adapters import deviations
 
     from .build import build_results
     from .render import write_report
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
     chosen = [a for a in registry.adapters() if not only or only in a.name]
     results = build_results([], settings=settings, symbolic=False, quantities=sorted({a.quantity for a in chosen}))
     results["kind"] = "thirdparty"
@@ -150,13 +156,36 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
             results["skipped_adapters"].append({"adapter": ad.name, "quantity": ad.quantity,
                                                 "missing": registry.missing(ad)})
     runnable = [a for a in chosen if registry.available(a)]
-    for i, ad in enumerate(runnable, 1):
-        print(f"[{i}/{len(runnable)}] {ad.name} :: {ad.quantity}", flush=True)
-        record = run_isolated(ad, max_examples, seed, timeout, echo)
+    order = {a.name: i for i, a in enumerate(runnable)}
+
+    def one(ad):
+        record = run_isolated(ad, max_examples, seed, timeout, echo and jobs == 1)
         replay(record)
         deviations.annotate(record)
+        return record
+
+    def done(record):
         results["audits"].append(record)
+        results["audits"].sort(key=lambda r: order[r["label"]])  # the report lists adapters in a fixed order
         write_report(results, out_dir, stem="thirdparty")
+
+    if jobs == 1:
+        for i, ad in enumerate(runnable, 1):
+            print(f"[{i}/{len(runnable)}] {ad.name} :: {ad.quantity}", flush=True)
+            done(one(ad))
+    else:
+        print(f"auditing {len(runnable)} adapters, {jobs} at a time", flush=True)
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = {pool.submit(one, ad): ad for ad in runnable}
+            for i, fut in enumerate(as_completed(futures), 1):
+                record = fut.result()
+                done(record)
+                conf = [r for r in record["results"] if r.get("kind") == "conformance"]
+                print(f"[{i}/{len(runnable)}] {record['label']} :: {record['quantity']}: "
+                      f"{sum(r['verdict'] == 'holds' for r in conf)} hold, "
+                      f"{sum(r['verdict'] == 'deviates' for r in conf)} deviate, "
+                      f"{sum(r['verdict'] in ('fails', 'error') for r in conf)} fail or error "
+                      f"({record['seconds']:.0f} s)", flush=True)
     _finish(results, out_dir)
     return results
 

@@ -182,6 +182,24 @@ def test_audit_all_writes_the_third_party_report_after_each_target(tmp_path):
     assert (tmp_path / "thirdparty.html").exists() and (tmp_path / "thirdparty.json").exists()
 
 
+def test_audit_all_in_parallel_keeps_the_adapters_in_order(tmp_path, monkeypatch):
+    """--jobs 2: two children at once; the report lists the adapters in the registry's order
+    whatever order they finish in (children faked: the mechanism, not the audits)."""
+    import time
+
+    from reports import thirdparty
+
+    def fake(ad, max_examples, seed, timeout, echo):
+        time.sleep(0.2 if ad.name.endswith("dice_loss") else 0.0)  # the first one finishes last
+        rec = thirdparty.metadata(ad)
+        rec["results"], rec["seconds"] = [], 0.0
+        return rec
+    monkeypatch.setattr(thirdparty, "run_isolated", fake)
+    res = thirdparty.audit_all(tmp_path, only="seed001", echo=False, jobs=2)
+    assert [a["label"] for a in res["audits"]] == [a.name for a in adapters.adapters() if "seed001" in a.name]
+    assert (tmp_path / "thirdparty.md").read_text().index("### seed001.soft_f1_score") > 0
+
+
 # -- the known-deviations table ----------------------------------------------------------
 def test_known_deviations_annotate_failures_and_stale_rows_are_named():
     from impls.adapters import deviations
