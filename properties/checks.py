@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import math
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -58,6 +58,8 @@ class Target:
     #: the bound then uses the half dtype's own epsilon.  False holds the target to float32 compute
     #: (our implementations, which do); third-party targets are audited with True by default.
     native_half: bool = False
+    #: canonical arguments pinned for every draw (an adapter's ``fixed``: the library has no such parameter)
+    fixed: dict = field(default_factory=dict)
 
 
 class NotDifferentiable(Exception):
@@ -265,7 +267,7 @@ def rounded_vjp(target, args, w, wrt, dtype):
 def _draw_case(regime, dtype, with_cotangent):
     def draw(data, target):
         q = target.quantity
-        args = data.draw(arguments(q, regime, dtype), label="args")
+        args = {**data.draw(arguments(q, regime, dtype), label="args"), **target.fixed}
         case = {"args": args, "dtype": dtype}
         if with_cotangent and q.grad_args:
             shape = Reference(q).output_shape(args)
@@ -392,7 +394,7 @@ def _as_canonical(target, args, out, cotangent=None, wrt=None):
 
 def _claim_draw(claim):
     def draw(data, target):
-        args = data.draw(arguments(target.quantity, "claim", "float64"), label="args")
+        args = {**data.draw(arguments(target.quantity, "claim", "float64"), label="args"), **target.fixed}
         extra = {k: data.draw(EXTRA_KINDS[v], label=k) for k, v in claim.extra.items()}
         return {"args": args, "extra": extra, "dtype": "float64"}
     return draw
@@ -512,6 +514,8 @@ def _bad_value(target, arg, bad, args):
 def contract_check(arg, bads):
     def check(target, case):
         q = target.quantity
+        if arg in target.fixed:
+            return Outcome(True, skipped=True, message=f"{arg} is pinned: the audited function has no such parameter")
         args = _valid_example(q)
         failures = []
         for bad in bads:

@@ -90,6 +90,7 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
         test = hseed(seed)(test)
     try:
         for case in regression_cases(target.quantity.name, prop.name):  # known hard inputs first
+            case = {**case, "args": {**case["args"], **target.fixed}}
             with warnings.catch_warnings():  # a check's assume() outside @given: skip the case if unmet
                 warnings.simplefilter("ignore", HypothesisDeprecationWarning)
                 try:
@@ -127,7 +128,7 @@ def _record(prop, verdict, out, examples, t0, state=None):
 def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", *, label: str = "",
           target_spec: str = "", max_examples=None, seed=None, only=None, progress=None,
           shrink=True, stop_at_failure=False, conventions=(), complement=False, differentiable=True,
-          native_half=True) -> dict:
+          native_half=True, fixed=None) -> dict:
     """Run every applicable property of ``quantity`` on ``fn``.
 
     Returns {"label", "target", "framework", "device", "quantity", "results": [...]}.
@@ -145,6 +146,9 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     ``deviates`` (the deviation's counterexample is kept); if not, it is
     ``fails`` with the counterexample the conventions do not explain.
 
+    ``fixed``: canonical arguments pinned for every draw (an adapter's
+    arguments the library has no parameter for).
+
     ``native_half``: float16/bfloat16 are judged with their own epsilon, as
     computed natively (the catalogue allows that, and float32); False holds
     the target to float32 compute, the tighter bound our implementations meet.
@@ -157,7 +161,8 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     if device not in fw.devices():
         raise ValueError(f"device {device!r} is not available for {framework} (available: {fw.devices()})")
     target = Target(fn, q, framework, device, label or target_spec or getattr(fn, "__qualname__", "target"), target_spec,
-                    complement=complement, differentiable=differentiable, native_half=native_half)
+                    complement=complement, differentiable=differentiable, native_half=native_half,
+                    fixed=dict(fixed or {}))
     settings, seed = make_settings(max_examples, seed, shrink=shrink)
     results = []
     for prop in properties_for(q, framework):

@@ -4,7 +4,7 @@
     losscheck audit TARGET --quantity NAME [--framework torch|jax] [--device cpu]
                     [--max-examples N] [--seed S] [--report DIR] [--strict] [--only TEXT]
     losscheck report [--out DIR] [--max-examples N] [--seed S] [--strict] [--no-third-party]
-    losscheck audit-all [--out DIR] [--max-examples N] [--seed S] [--timeout S] [--only TEXT] [--jobs N] [--rewrite]
+    losscheck audit-all [--out DIR] [--max-examples N] [--seed S] [--timeout S] [--only TEXT] [--jobs N] [--update] [--rewrite]
 
 TARGET is ``package.module:callable`` or ``path/to/file.py:callable``.
 Exit status of ``audit``: 0 every conformance property holds, 1 one fails,
@@ -111,7 +111,7 @@ def cmd_audit(args):
           f"{args.max_examples} examples per property{'' if args.seed is None else f', seed {args.seed}'})", flush=True)
     try:
         declared = dict(conventions=adapter.conventions, complement=adapter.complement,
-                        differentiable=adapter.differentiable) if adapter else {}
+                        differentiable=adapter.differentiable, fixed=adapter.fixed) if adapter else {}
         show, done = engine.progress_printer(), []
 
         def progress(rec):
@@ -206,7 +206,7 @@ def cmd_audit_all(args):
         results = rewrite(args.out)
     else:
         results = audit_all(args.out, max_examples=args.max_examples, seed=args.seed, timeout=args.timeout,
-                            only=args.only, settings=_settings(args), jobs=args.jobs)
+                            only=args.only, settings=_settings(args), jobs=args.jobs, update=args.update)
     tp = [r for a in results["audits"] for r in a["results"] if r["kind"] == "conformance"]
     print(f"\nthird-party report written: {Path(args.out) / 'thirdparty.md'}, {Path(args.out) / 'thirdparty.html'}")
     print(f"{len(results['audits'])} targets audited; {sum(r['verdict'] in ('fails', 'error') for r in tp)} findings, "
@@ -246,6 +246,9 @@ def parser():
     t.add_argument("--timeout", type=_positive_int, default=900, help="seconds per adapter before it is stopped (default 900)")
     t.add_argument("--only", metavar="TEXT", help="only adapters whose name contains TEXT")
     t.add_argument("--jobs", type=_positive_int, default=1, help="adapters audited at once (default 1)")
+    t.add_argument("--update", action="store_true",
+                   help="keep the other adapters' results in OUT/thirdparty.json and replace those audited now "
+                        "(with --only: audit one library again)")
     t.add_argument("--rewrite", action="store_true",
                    help="audit nothing: annotate OUT/thirdparty.json again with the known-deviations table, replay "
                         "its snippets and rewrite thirdparty.{md,html,json}")

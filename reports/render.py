@@ -342,6 +342,10 @@ def _tp_facts(audit: dict) -> list[tuple[str, str]]:
     """(label, text) facts about one adapter."""
     facts = [("Quantity", _text(audit.get("quantity"))), ("Source", _text(audit.get("source"))),
              ("Called as", _text(audit.get("note"))), ("Returns", _text(audit.get("output")))]
+    fixed = _mapping(audit.get("fixed"))
+    if fixed:
+        facts.append(("Pinned", ", ".join(f"{_text(k)} = {_text(v)}" for k, v in fixed.items())
+                      + " in every draw (the library has no such parameter)"))
     if audit.get("half") == "native":
         facts.append(("Half precision", "judged as computed natively (the dtype's own epsilon; the catalogue "
                                         "allows that or float32)"))

@@ -37,7 +37,8 @@ def metadata(ad) -> dict:
             "device": "cpu", "third_party": True, "source": ad.source, "note": ad.note,
             "output": "1 − q (a loss)" if ad.complement else "q", "differentiable": ad.differentiable,
             "library": ad.name.split(".", 1)[0], "half": "native",  # `losscheck audit`'s default bound
-            "conventions": [{"name": c.name, "text": c.text} for c in ad.conventions]}
+            "conventions": [{"name": c.name, "text": c.text} for c in ad.conventions],
+            "fixed": dict(ad.fixed)}
 
 
 def run_isolated(ad, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, echo=True) -> dict:
@@ -133,11 +134,12 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
 
 
 def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, only=None, settings=None,
-              echo=True, jobs=1) -> dict:
+              echo=True, jobs=1, update=False) -> dict:
     """Audit every installed adapter (``only``: names containing it), isolated; write
     ``thirdparty.*`` into ``out_dir`` after each; return the results dict.  ``jobs`` > 1 audits
     that many adapters at once (one process each; their progress lines are then not echoed,
-    one summary line per finished adapter is printed instead)."""
+    one summary line per finished adapter is printed instead).  ``update``: keep the other adapters'
+    records of an existing ``out_dir/thirdparty.json`` and replace only those audited now."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from impls import adapters as registry
@@ -156,7 +158,13 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
             results["skipped_adapters"].append({"adapter": ad.name, "quantity": ad.quantity,
                                                 "missing": registry.missing(ad)})
     runnable = [a for a in chosen if registry.available(a)]
-    order = {a.name: i for i, a in enumerate(runnable)}
+    order = {a.name: i for i, a in enumerate(registry.adapters())}
+    if update and (Path(out_dir) / "thirdparty.json").is_file():
+        with open(Path(out_dir) / "thirdparty.json", encoding="utf-8") as f:
+            previous = json.load(f)
+        again = {a.name for a in runnable}
+        results["audits"] = [r for r in previous.get("audits", []) if r.get("label") in order and r["label"] not in again]
+        results["quantities"] = {**previous.get("quantities", {}), **results.get("quantities", {})}
 
     def one(ad):
         record = run_isolated(ad, max_examples, seed, timeout, echo and jobs == 1)
@@ -166,7 +174,7 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
 
     def done(record):
         results["audits"].append(record)
-        results["audits"].sort(key=lambda r: order[r["label"]])  # the report lists adapters in a fixed order
+        results["audits"].sort(key=lambda r: order.get(r["label"], len(order)))  # the report lists adapters in a fixed order
         write_report(results, out_dir, stem="thirdparty")
 
     if jobs == 1:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 
@@ -51,6 +51,10 @@ class Adapter:
     complement: bool = False  # returns 1 − q (a loss) rather than q
     differentiable: bool = True
     note: str = ""  # how the adapter calls the library, for the report
+    #: canonical arguments the library has no parameter for, pinned for every draw (e.g. {"k": 1.0}:
+    #: jax.nn.logsumexp has no sharpness; scaling x by k in the adapter would overflow where the
+    #: library does not, a finding of the wrapper's, not the library's)
+    fixed: dict = field(default_factory=dict)
 
     @property
     def target(self) -> str:

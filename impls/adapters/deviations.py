@@ -120,6 +120,16 @@ DEVIATIONS: list[Deviation] = [
       for name, ref in (("torch.softmax", "https://github.com/pytorch/pytorch/issues/25110 (closed: expected); "
                                           "https://github.com/pytorch/pytorch/issues/55056 (open: safe softmax)"),
                         ("jax.nn.softmax", "jax.nn.softmax documents `where=` for masking; plain −inf rows give NaN"))],
+    *[Deviation(name, "value[*]", lambda r: _no_nan(r) and "got inf" not in (r.get("message") or ""),
+                "max + log(Σ exp(x − max)): the log of a sum near 1 (log1p of the terms but the largest would keep "
+                "them), so a result near 0 loses relative accuracy: logsumexp([0, −9]) = 1.2340e-4 comes out "
+                "1.2337e-4 in float32 (2e-4 relative, 121 ULPs of the 50 its condition allows)",
+                "https://github.com/jax-ml/jax/issues/1205 (closed: TensorFlow and SciPy compute it the same way)")
+      for name in ("torch.logsumexp", "jax.nn.logsumexp")],
+    *[Deviation(name, "masked[*]", _says("gradient", "nan"),
+                "a fully masked row (all −inf) has the right value, −inf, but its gradient is the softmax of that "
+                "row, 0/0 = NaN; the catalogue gives a masked row a zero gradient")
+      for name in ("torch.logsumexp", "jax.nn.logsumexp")],
     Deviation("torch.nn.functional.kl_div", "masked[*]", _says("gradient d/dp"),
               "the target's gradient at p = 0 is that of xlogy(p, p): log 0 + 1 − log q = −inf (NaN times a zero "
               "cotangent), where the catalogue gives a class with p = 0 a zero gradient (0·log 0 = 0 as a branch); "

@@ -1,9 +1,9 @@
 """torch's own functions in the catalogue's signatures.
 
 Each adapter calls one public torch function the way its documentation
-shows; where the catalogue's sharpness k is not a parameter of the torch
-function, the adapter scales its input (x·k, then /k), which the tolerance
-allows as one more rounding.
+shows.  The catalogue's sharpness k is not a parameter of torch's functions:
+it is pinned to 1 (``Adapter.fixed``), since scaling x by k in the adapter
+would overflow where torch does not (a finding of the wrapper's).
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ DOCS = "torch {} (https://pytorch.org/docs/stable/)"
 
 
 def logsumexp(x, k=1.0):
+    """torch.logsumexp(x, dim=-1); the sharpness k is pinned to 1 (torch has no such parameter)."""
     import torch
-    return torch.logsumexp(x * k, dim=-1) / k if k != 1.0 else torch.logsumexp(x, dim=-1)
+    return torch.logsumexp(x, dim=-1)
 
 
 def softmax(x, k=1.0):
+    """torch.softmax(x, dim=-1); k pinned to 1."""
     import torch
-    return torch.softmax(x * k if k != 1.0 else x, dim=-1)
+    return torch.softmax(x, dim=-1)
 
 
 def entropy(p):
@@ -55,9 +57,9 @@ def logistic_loss_bce(f, l):
 
 ADAPTERS = [
     Adapter("torch.logsumexp", "logsumexp", "torch", logsumexp, ("torch",), DOCS.format("torch.logsumexp"),
-            note="torch.logsumexp(x·k, dim=-1) / k"),
+            note="torch.logsumexp(x, dim=-1)", fixed={"k": 1.0}),
     Adapter("torch.softmax", "softmax", "torch", softmax, ("torch",), DOCS.format("torch.softmax"),
-            note="torch.softmax(x·k, dim=-1)"),
+            note="torch.softmax(x, dim=-1)", fixed={"k": 1.0}),
     Adapter("torch.special.entr", "entropy", "torch", entropy, ("torch",), DOCS.format("torch.special.entr"),
             note="torch.special.entr(p).sum(-1)"),
     Adapter("torch.nn.functional.cross_entropy", "cross_entropy", "torch", cross_entropy, ("torch",),

@@ -198,6 +198,9 @@ def test_audit_all_in_parallel_keeps_the_adapters_in_order(tmp_path, monkeypatch
     res = thirdparty.audit_all(tmp_path, only="seed001", echo=False, jobs=2)
     assert [a["label"] for a in res["audits"]] == [a.name for a in adapters.adapters() if "seed001" in a.name]
     assert (tmp_path / "thirdparty.md").read_text().index("### seed001.soft_f1_score") > 0
+    # --update --only: one adapter audited again, the others' records kept, the order unchanged
+    again = thirdparty.audit_all(tmp_path, only="seed001.get_iou", echo=False, update=True)
+    assert [a["label"] for a in again["audits"]] == [a["label"] for a in res["audits"]]
 
 
 # -- the known-deviations table ----------------------------------------------------------
