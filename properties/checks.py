@@ -123,7 +123,7 @@ def _fmt(v):
     a = np.asarray(v, dtype=object)
     with np.errstate(over="ignore"):  # mpf beyond float64 print as inf
         f = np.vectorize(lambda t: float(t), otypes=[np.float64])(a) if a.size else np.zeros(a.shape)
-        return np.array2string(f, precision=17, separator=", ", threshold=50)
+        return np.array2string(f, precision=17, floatmode="unique", separator=", ", threshold=50)
 
 
 def _import_line(target):
@@ -148,7 +148,7 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False):
     """A short runnable reproduction."""
     fw = frameworks.get(target.framework)
     q = target.quantity
-    lines = ["import numpy as np", "np.set_printoptions(precision=17)", fw.imports, _import_line(target)]
+    lines = ["import numpy as np", "np.set_printoptions(precision=17, floatmode='unique')", fw.imports, _import_line(target)]
     for a in q.args:
         v = args[a.name]
         if isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.integer):

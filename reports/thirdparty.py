@@ -112,7 +112,7 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
             continue
         code = c["snippet"]
         if code not in cache:  # (problem or None, what it printed)
-            full = "import numpy as np\nnp.set_printoptions(precision=17)\n" + code  # every digit printed
+            full = "import numpy as np\nnp.set_printoptions(precision=17, floatmode='unique')\n" + code  # every digit printed
             try:
                 proc = subprocess.run([sys.executable, "-I", "-c", full], capture_output=True, text=True,
                                       timeout=timeout, cwd=tempfile.gettempdir())
