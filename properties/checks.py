@@ -239,9 +239,15 @@ def _reference_args(target, args):
 
 def reference_value(target, args, step=None):
     """(values, sensitivities) of the reference for ``target``: at the arguments its declared
-    conventions map to, and as 1 − q where it returns the loss form."""
+    conventions map to, and as 1 − q where it returns the loss form.  The loss form is one more
+    step, 1 − q, whose rounding the error model charges at the scale of q: its sensitivity is
+    S + |q| (a loss 1 − q near 0 is known only to eps·|q|, as every library forms it)."""
     ref, sens = Reference(target.quantity).evaluate(_reference_args(target, args), step)
-    return (1 - ref if target.complement else ref), sens
+    if not target.complement:
+        return ref, sens
+    with np.errstate(over="ignore"):  # an mpf beyond float64 is inf, as the sensitivity then is
+        q = np.vectorize(lambda v: abs(float(v)), otypes=[np.float64])(ref) if np.size(ref) else np.zeros(np.shape(ref))
+    return 1 - ref, np.asarray(sens, dtype=np.float64) + q
 
 
 def reference_vjp(target, args, w, wrt, step=None):

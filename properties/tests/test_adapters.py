@@ -79,6 +79,20 @@ def test_the_loss_form_is_compared_with_one_minus_the_reference():
     assert {"value[float64]", "gradient[float64]", "stability[float64]"} <= set(res)
 
 
+def test_the_loss_form_is_allowed_the_rounding_of_one_minus_q():
+    """1 − q formed in float32 from q ≈ 1 is off by up to eps·|q| absolute, whatever the loss's own size:
+    at p = t = [2^-100] with smooth 1e-5 (MONAI's default) the loss is (P + T − 2I)/(P + T + s) ≈ 1.6e-25,
+    with a sensitivity of the same size, and 1 − fl(q) is 0 (q rounds to 1).  The loss form is charged
+    that rounding (its sensitivity gets |q|); without it this fails by 3.2e6 ULPs."""
+    from properties.checks import Target, check_value
+    target = Target(_our_dice_loss, spec.get("dice"), "torch", complement=True)
+    args = {"probs": np.array([2.0 ** -100]), "targets": np.array([2.0 ** -100]), "smooth": 1e-5, "squared": False}
+    out = check_value(target, {"args": args, "dtype": "float32"})
+    assert float(_our_dice_loss(torch.tensor(args["probs"], dtype=torch.float32),
+                                torch.tensor(args["targets"], dtype=torch.float32), smooth=1e-5)) == 0.0
+    assert out.ok, out.message
+
+
 def test_a_convention_applies_to_claims_too():
     ad = Adapter("test.smooth_one", "dice", "torch", _our_dice_with_smooth_one, ("torch",), "test",
                  conventions=(SMOOTH_ONE,))
