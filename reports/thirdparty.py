@@ -126,7 +126,7 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
                 cache[code] = (f"no: the snippet ran past {timeout} s", "")
         problem, out = cache[code]
         raised = re.search(r"raised (\w+)", r.get("message") or "")
-        if problem and raised and f"({raised.group(1)}" in problem:
+        if problem and raised and raised.group(1) in problem:
             c["replayed"] = f"yes: a fresh interpreter running the snippet raised the same exception {problem[problem.index('('):]}"
         elif problem:
             c["replayed"] = problem

@@ -98,7 +98,8 @@ DEVIATIONS: list[Deviation] = [
                 "autodiff's quotient rule 2t_k/D − 2I/D² cancels t_k·p_k against itself at an entry that "
                 "dominates its column: that entry's derivative, tiny beside the others, is accurate to ~1e-9 "
                 "relative only (normwise the gradient is accurate)")
-      for name in ("seed001.soft_f1_score",)],
+      for name in ("seed001.soft_f1_score", "optax.dice_loss", "toolbelt.DiceLoss", "toolbelt.JaccardLoss",
+                   "toolbelt.soft_micro_f1")],
     Deviation("seed001.soft_f1_score", "*", _says("nan"),
               "no guard for an empty column: 2·tp / (2·tp + fn + fp + eps) is 0/0 at eps = 0 (the snippet's default "
               "eps = 1e-6 avoids the NaN but scores an empty column 0, the worst, where the catalogue says 1)"),
@@ -134,6 +135,16 @@ DEVIATIONS: list[Deviation] = [
                 "1.2337e-4 in float32 (2e-4 relative, 121 ULPs of the 50 its condition allows)",
                 "https://github.com/jax-ml/jax/issues/1205 (closed: TensorFlow and SciPy compute it the same way)")
       for name in ("torch.logsumexp", "jax.nn.logsumexp")],
+    *[Deviation(name, "*", _finite,
+                "−Σ t·log_softmax(x) with log_softmax = x − logsumexp(x): a loss near 0 is the difference of two "
+                "nearly equal numbers, so it keeps only absolute accuracy (1.1e-50 comes out 0 in float64, 9.11e-4 "
+                "is 250 ULPs off in float32), as logsumexp near 0 does",
+                "https://github.com/jax-ml/jax/issues/1205 (logsumexp without log1p; closed)")
+      for name in ("optax.softmax_cross_entropy", "keras.CategoricalCrossentropy")],
+    Deviation("optax.dice_loss", "*", lambda r: "nan" in (r.get("message") or "") and _arg(r, "smooth") == [0.0],
+              "smooth = 0 (optax's default is 1, 'to avoid division by zero'): an empty mask, or one whose products "
+              "underflow, is 0/0 = NaN in value and gradient, where the catalogue's Dice is 1 with a zero gradient",
+              "optax/losses/_segmentation.py: dice_loss (smooth)"),
     *[Deviation(name, "masked[*]", _says("gradient", "nan"),
                 "a fully masked row (all −inf) has the right value, −inf, but its gradient is the softmax of that "
                 "row, 0/0 = NaN; the catalogue gives a masked row a zero gradient")
