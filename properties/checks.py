@@ -161,8 +161,8 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False):
     if jit:
         static = [a.name for a in q.args if a.static]
         lines.append(f"fn = jax.jit(fn, static_argnames={tuple(static)!r})")
-    if cotangent is None:
-        lines += [f"out = fn({call_args})", f"print({fw.to_numpy_code})"]
+    if cotangent is None:  # the values, then the dtype and shape (a finding may be about those)
+        lines += [f"out = fn({call_args})", f"print({fw.to_numpy_code})", "print(out.dtype, tuple(out.shape))"]
     elif target.framework == "torch":
         lines += [f"{wrt}.requires_grad_(True)", f"out = fn({call_args})",
                   f"w = {fw.literal(cotangent, dtype, target.device)}",

@@ -125,12 +125,18 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
             except subprocess.TimeoutExpired:
                 cache[code] = (f"no: the snippet ran past {timeout} s", "")
         problem, out = cache[code]
-        raised = re.search(r"raised (\w+)", r.get("message") or "")
+        message = r.get("message") or ""
+        raised = re.search(r"raised (\w+)", message)
+        form = re.search(r"output dtype (\w+)|shape (\([\d, ]*\)), expected", message)
+        printed = out.splitlines()
+        values = "\n".join(printed[:-1]) if "out.dtype" in code else out  # the last line: dtype and shape
         if problem and raised and raised.group(1) in problem:
             c["replayed"] = f"yes: a fresh interpreter running the snippet raised the same exception {problem[problem.index('('):]}"
         elif problem:
             c["replayed"] = problem
-        elif _same(_numbers(out), _numbers(str(c.get("got", "")))):
+        elif form and printed and (form.group(1) or form.group(2)) in printed[-1]:
+            c["replayed"] = f"yes: a fresh interpreter running the snippet printed dtype and shape {printed[-1]!r}"
+        elif _same(_numbers(values), _numbers(str(c.get("got", "")))):
             c["replayed"] = "yes: a fresh interpreter running the snippet printed the same result"
         else:
             c["replayed"] = f"no: a fresh interpreter printed {out[:200]}"

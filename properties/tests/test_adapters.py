@@ -175,6 +175,12 @@ def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     replay(record)
     assert record["results"][0]["counterexample"]["replayed"].startswith("yes")
     assert record["results"][1]["counterexample"]["replayed"].startswith("no: a fresh interpreter printed 0.0")
+    # a finding about the output's dtype is replayed from the snippet's last line (dtype and shape)
+    record["results"][1].update(message="value: output dtype torch.float64, expected float32")
+    record["results"][1]["counterexample"]["got"] = None
+    replay(record)
+    assert record["results"][1]["counterexample"]["replayed"].startswith("yes: a fresh interpreter running the "
+                                                                          "snippet printed dtype and shape")
 
 
 # -- isolation: one process per adapter (reports.thirdparty) -----------------------------
