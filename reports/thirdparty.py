@@ -119,9 +119,11 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
             try:
                 proc = subprocess.run([sys.executable, "-I", "-c", full], capture_output=True, text=True,
                                       timeout=timeout, cwd=tempfile.gettempdir())
-                tail = (proc.stderr or "").strip().splitlines()[-1:] or ["no message"]
+                err = (proc.stderr or "").strip()
+                last = [line for line in err.splitlines() if re.match(r"[\w.]*(Error|Exception)\b", line)][-1:] \
+                    or err.splitlines()[-1:] or ["no message"]  # the exception's line, not a trailing hint
                 cache[code] = (None if proc.returncode == 0 else
-                               f"no: the snippet exited with status {proc.returncode} ({tail[0]})", proc.stdout.strip())
+                               f"no: the snippet exited with status {proc.returncode} ({last[0]})", proc.stdout.strip())
             except subprocess.TimeoutExpired:
                 cache[code] = (f"no: the snippet ran past {timeout} s", "")
         problem, out = cache[code]
