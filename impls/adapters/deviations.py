@@ -140,7 +140,7 @@ DEVIATIONS: list[Deviation] = [
                 "nearly equal numbers, so it keeps only absolute accuracy (1.1e-50 comes out 0 in float64, 9.11e-4 "
                 "is 250 ULPs off in float32), as logsumexp near 0 does",
                 "https://github.com/jax-ml/jax/issues/1205 (logsumexp without log1p; closed)")
-      for name in ("optax.softmax_cross_entropy", "keras.CategoricalCrossentropy")],
+      for name in ("optax.softmax_cross_entropy", "keras.CategoricalCrossentropy", "torch.nn.functional.cross_entropy")],
     Deviation("torch.nn.functional.binary_cross_entropy_with_logits", "*", _finite,
               "max(x, 0) − x·z + log(exp(−max) + exp(−x − max)): the log of a sum near 1 where log1p would keep the "
               "small term, so a loss near 0 keeps only absolute accuracy (9.11e-4 is 250 ULPs off in float32), and "
