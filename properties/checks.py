@@ -63,7 +63,8 @@ class Target:
 
 
 class NotDifferentiable(Exception):
-    """Raised by a claim's ``impl.grad`` for a target declared not differentiable."""
+    """Raised by a claim's ``impl`` or ``impl.grad`` where the claim does not apply: the target is declared
+    not differentiable, or the claim varies an argument the target has pinned (``Target.fixed``)."""
 
 
 @dataclass
@@ -413,7 +414,12 @@ def _claim_check(claim):
             assume(claim.precondition(**args))
         fw = frameworks.get(target.framework)
 
+        def pinned(kw):  # a claim that varies an argument the target has pinned does not apply to it
+            if any(k in target.fixed and kw[k] != target.fixed[k] for k in kw):
+                raise NotDifferentiable(f"the claim varies {sorted(set(kw) & set(target.fixed))}, pinned for this target")
+
         def impl(**kw):
+            pinned(kw)
             full = {**args, **kw}
             out = fw.numpy(call(target, _native_args(target, full, "float64")))
             return _as_canonical(target, full, out)
@@ -422,6 +428,7 @@ def _claim_check(claim):
             """d sum(output) / d wrt, at the drawn arguments updated by kw."""
             if not target.differentiable:
                 raise NotDifferentiable(target.label)
+            pinned(kw)
             full = {**args, **kw}
             native = _native_args(target, full, "float64")
             shape = np.shape(impl(**kw))
@@ -431,8 +438,9 @@ def _claim_check(claim):
         impl.grad = grad
         try:
             comparisons = claim.check(impl=impl, **args, **case["extra"])
-        except NotDifferentiable:
-            return Outcome(True, skipped=True, message="the claim needs gradients; the target is declared not differentiable")
+        except NotDifferentiable as e:
+            why = str(e) if "pinned" in str(e) else "the claim needs gradients; the target is declared not differentiable"
+            return Outcome(True, skipped=True, message=why)
         except Exception as e:
             return _raise_outcome(target, args, "float64", e, f"claim {claim.name}")
         worst = 0.0
