@@ -62,9 +62,10 @@ class Target:
     fixed: dict = field(default_factory=dict)
 
 
-class NotDifferentiable(Exception):
-    """Raised by a claim's ``impl`` or ``impl.grad`` where the claim does not apply: the target is declared
-    not differentiable, or the claim varies an argument the target has pinned (``Target.fixed``)."""
+class NotApplicable(Exception):
+    """Raised by a claim's ``impl`` or ``impl.grad`` where the claim does not apply to the target (the
+    message says why): it needs gradients of a target declared not differentiable, or it varies an
+    argument the target has pinned (``Target.fixed``)."""
 
 
 @dataclass
@@ -274,7 +275,7 @@ def rounded_vjp(target, args, w, wrt, dtype):
 def _draw_case(regime, dtype, with_cotangent):
     def draw(data, target):
         q = target.quantity
-        args = {**data.draw(arguments(q, regime, dtype), label="args"), **target.fixed}
+        args = data.draw(arguments(q, regime, dtype), label="args")
         case = {"args": args, "dtype": dtype}
         if with_cotangent and q.grad_args:
             shape = Reference(q).output_shape(args)
@@ -401,7 +402,7 @@ def _as_canonical(target, args, out, cotangent=None, wrt=None):
 
 def _claim_draw(claim):
     def draw(data, target):
-        args = {**data.draw(arguments(target.quantity, "claim", "float64"), label="args"), **target.fixed}
+        args = data.draw(arguments(target.quantity, "claim", "float64"), label="args")
         extra = {k: data.draw(EXTRA_KINDS[v], label=k) for k, v in claim.extra.items()}
         return {"args": args, "extra": extra, "dtype": "float64"}
     return draw
@@ -416,7 +417,7 @@ def _claim_check(claim):
 
         def pinned(kw):  # a claim that varies an argument the target has pinned does not apply to it
             if any(k in target.fixed and kw[k] != target.fixed[k] for k in kw):
-                raise NotDifferentiable(f"the claim varies {sorted(set(kw) & set(target.fixed))}, pinned for this target")
+                raise NotApplicable(f"the claim varies {sorted(set(kw) & set(target.fixed))}, pinned for this target")
 
         def impl(**kw):
             pinned(kw)
@@ -427,7 +428,7 @@ def _claim_check(claim):
         def grad(wrt, **kw):
             """d sum(output) / d wrt, at the drawn arguments updated by kw."""
             if not target.differentiable:
-                raise NotDifferentiable(target.label)
+                raise NotApplicable("the claim needs gradients; the target is declared not differentiable")
             pinned(kw)
             full = {**args, **kw}
             native = _native_args(target, full, "float64")
@@ -438,9 +439,8 @@ def _claim_check(claim):
         impl.grad = grad
         try:
             comparisons = claim.check(impl=impl, **args, **case["extra"])
-        except NotDifferentiable as e:
-            why = str(e) if "pinned" in str(e) else "the claim needs gradients; the target is declared not differentiable"
-            return Outcome(True, skipped=True, message=why)
+        except NotApplicable as e:
+            return Outcome(True, skipped=True, message=str(e))
         except Exception as e:
             return _raise_outcome(target, args, "float64", e, f"claim {claim.name}")
         worst = 0.0

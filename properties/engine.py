@@ -71,6 +71,8 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
         settings = hsettings(settings, max_examples=max(3, round(settings.max_examples * target.quantity.budget)))
 
     def one(case):
+        if target.fixed:  # arguments the target has no parameter for: pinned in every case, drawn or known
+            case = {**case, "args": {**case["args"], **target.fixed}}
         out = prop.check(target, case)
         if out.skipped:
             raise _Skipped(out)
@@ -90,7 +92,6 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
         test = hseed(seed)(test)
     try:
         for case in regression_cases(target.quantity.name, prop.name):  # known hard inputs first
-            case = {**case, "args": {**case["args"], **target.fixed}}
             with warnings.catch_warnings():  # a check's assume() outside @given: skip the case if unmet
                 warnings.simplefilter("ignore", HypothesisDeprecationWarning)
                 try:
