@@ -353,6 +353,10 @@ _CACHE_SIZE = 4096
 _DPS_CACHE: dict = {}
 _VERIFY = 30  # extra digits of the evaluation that checks a row's working precision
 _FLOOR = mpmath.mpf("1e-340")  # below every float64: differences there are invisible
+# An entry that is exactly 0 at both check precisions may be a cancellation that absorbed
+# everything, e.g. log(1 + e^-217) at 93 digits.  Such zeros are re-evaluated with this many
+# more digits: 1 + t keeps every t above _FLOOR relative to the row's scale.
+_ABSORB = 400
 
 
 class Canonical(dict):
@@ -486,7 +490,9 @@ class Reference:
         where the two disagree beyond 10^-(DPS-10) (relative; absolute below
         1e-340, where float64 holds nothing) the digits lost are added and the
         check repeats (CE = log(1 + e^-115) at logits [61, -54] keeps only
-        ~14 of 64 digits: log of 1 + 1e-50).  Definitions with integral steps
+        ~14 of 64 digits: log of 1 + 1e-50); entries that are 0 at both precisions
+        are checked once more far deeper, since log(1 + e^-217) is 0 at both 63 and 93
+        digits but 6e-95 exactly (see :meth:`_digits_lost`).  Definitions with integral steps
         (``span_digits=False``) are computed to their quadrature's fixed
         accuracy instead (see :func:`_integral_step`)."""
         key = _key(self.q.name, row)
@@ -502,19 +508,30 @@ class Reference:
                 lost = self._digits_lost(c, row, dps)
                 if lost <= 10:
                     break
-                dps += lost + 10
+                dps += lost if lost == _ABSORB else lost + 10
         if len(_DPS_CACHE) > _CACHE_SIZE:
             _DPS_CACHE.pop(next(iter(_DPS_CACHE)))
         _DPS_CACHE[key] = dps
         return dps
 
+    def _entries(self, c, row, digits) -> list:
+        """The row's values and Jacobian entries evaluated at ``digits`` digits."""
+        with mpmath.workdps(digits):
+            vals, jac = c.run(self._flat(c, row), with_steps=False)[:2]
+            return list(vals) + [v for r in jac for v in r]
+
     def _digits_lost(self, c, row, dps) -> int:
-        """DPS minus the correct digits of the row's values and Jacobian at ``dps`` digits."""
-        got = []
-        for d in (dps, dps + _VERIFY):
-            with mpmath.workdps(d):
-                vals, jac = c.run(self._flat(c, row), with_steps=False)[:2]
-                got.append(list(vals) + [v for r in jac for v in r])
+        """DPS minus the correct digits of the row's values and Jacobian at ``dps`` digits.
+
+        Entries that are exactly 0 at both ``dps`` and ``dps + _VERIFY`` digits are checked
+        once more at ``dps + _ABSORB``: a cancellation such as log(1 + e^-217) gives 0 at
+        any precision below ~95 digits, and where the deep evaluation is not 0 every digit
+        was lost (``_ABSORB`` is returned, so the caller moves to that precision)."""
+        got = [self._entries(c, row, d) for d in (dps, dps + _VERIFY)]
+        if any(a == 0 and b == 0 for a, b in zip(*got)):
+            deep = self._entries(c, row, dps + _ABSORB)
+            if any(a == 0 and b == 0 and abs(d) > _FLOOR for a, b, d in zip(*got, deep)):
+                return _ABSORB
         with mpmath.workdps(dps + _VERIFY):
             worst = mpmath.mpf(0)
             for a, b in zip(*got):

@@ -30,3 +30,15 @@ def test_catalogue_of_broken_covers_every_quantity():
     import spec
     assert {b.quantity for b in BROKEN} >= set(spec.QUANTITIES)
     assert len(BROKEN) >= 8 + 15
+
+
+def test_a_claim_is_not_blamed_for_an_overflow():
+    """Naive log(1 + e^{−l·f}) overflows to +inf at f and at (−f, −l) alike: stability catches that,
+    while the symmetry claim ℓ(f, l) = ℓ(−f, −l) holds (equal infinities agree, inf − inf is no error)."""
+    if not frameworks.get("torch").available():
+        pytest.skip("torch is not installed")
+    broken = next(b for b in BROKEN if b.name == "logistic_naive")
+    res = audit(broken.load(), broken.quantity, broken.framework, label=broken.name, target_spec=broken.target,
+                only="claim:symmetry", shrink=False, native_half=False)
+    [r] = [r for r in res["results"] if r["property"] == "claim:symmetry"]
+    assert r["verdict"] == "holds", r

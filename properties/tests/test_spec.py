@@ -61,6 +61,15 @@ def test_reference_closed_forms():
     np.testing.assert_allclose(_ref("soft_topk", x=np.array([10.0, 0.0]), topk=2, k=1.0), [float(w) for w in want], rtol=1e-15)
 
 
+def test_reference_keeps_absorbed_terms():
+    """log(1 + e^-217) is 0 at any precision below ~95 digits; the reference must see past that
+    (its working precision of ~63 digits, checked at +30, had both rounding to 0)."""
+    for f in (217.0, 700.0):  # log(1 + t) = t(1 − t/2 + …): t alone to 1e-94 relative and beyond
+        got = _ref("logistic_loss", f=np.array([0.0, f]), l=np.array([-1.0, 1.0]))
+        assert got[0] == pytest.approx(math.log(2), rel=1e-15)
+        assert got[1] == pytest.approx(math.exp(-f), rel=1e-15)
+
+
 def test_reference_masking_conventions():
     lse = _ref("logsumexp", x=np.array([[-np.inf, -np.inf], [-np.inf, 0.0]]), k=1.0)
     assert lse[0] == -np.inf and lse[1] == 0.0
