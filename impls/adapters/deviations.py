@@ -74,6 +74,46 @@ def _arg(r, name):
         return None
 
 
+_INDEX = re.compile(r"at index \((\d*)")
+
+
+def _boxes(r):
+    """The counterexample's box pair (a, b) at the failing index, as two lists of 4 (None if unreadable)."""
+    a, b = _arg(r, "a"), _arg(r, "b")
+    if not a or not b or len(a) % 4 or len(b) % 4:
+        return None
+    m = _INDEX.search(r.get("message") or "")
+    i = int(m.group(1)) if m and m.group(1) else 0
+    pick = lambda v: v[4 * min(i, len(v) // 4 - 1):][:4]  # noqa: E731 (broadcast: a single box serves every row)
+    return pick(a), pick(b)
+
+
+def _degenerate_box(r):
+    """A box of the counterexample's pair has zero (or negative) width or height."""
+    pair = _boxes(r)
+    return pair is not None and any(x2 <= x1 or y2 <= y1 for x1, y1, x2, y2 in pair)
+
+
+def _box_eps_bias(r):
+    """A finite value within the bias of an eps = 1e-7 added to the union, the enclosing box's area and its
+    squared diagonal: |loss − loss_eps| ≤ eps·(1/|a ∪ b| + 1/|C| + 1/c²) to first order (GIoU, DIoU; CIoU's
+    α·v moves with the IoU), taken three times over; any finite value once an area is ≲ eps (eps dominates)."""
+    m, pair = _GOT_EXPECTED.search(r.get("message") or ""), _boxes(r)
+    if not (r.get("message") or "").startswith("value") or not m or pair is None:
+        return False
+    got, exp = float(m.group(1)), float(m.group(2))
+    if not (math.isfinite(got) and math.isfinite(exp)):
+        return False
+    (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = pair
+    inter = max(0.0, min(ax2, bx2) - max(ax1, bx1)) * max(0.0, min(ay2, by2) - max(ay1, by1))
+    union = (ax2 - ax1) * (ay2 - ay1) + (bx2 - bx1) * (by2 - by1) - inter
+    cw, ch = max(ax2, bx2) - min(ax1, bx1), max(ay2, by2) - min(ay1, by1)
+    terms = [union, cw * ch, cw * cw + ch * ch]
+    if min(terms) <= 0:
+        return False  # a degenerate box: not this row's business
+    return abs(got - exp) <= 3 * 1e-7 * sum(1 / t for t in terms)
+
+
 def _empty(*names):
     """A predicate: the counterexample's ``names`` are all zero (an empty mask), and no NaN is reported."""
     def pred(r):
@@ -123,6 +163,20 @@ DEVIATIONS: list[Deviation] = [
                        ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
                        ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
                        ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
+    *[Deviation(f"{lib}", "*", _box_eps_bias,
+                "eps = 1e-7 in the denominators (its default) biases values by up to ~1e-7·(1/|a ∪ b| + 1/|C| + "
+                "1/c²): 3e-13 at a union of 567 (float64), 5e-5 for two equal boxes of area 0.002 (float32), and "
+                "any value once the boxes' areas are ≲ 1e-7 (GIoU loss 1 where it is 1.76)", doc)
+      for lib, doc in (("torchvision.generalized_box_iou_loss", "torchvision/ops/giou_loss.py, eps=1e-7"),
+                       ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
+                       ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
+                       ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
+    *[Deviation(f"torchvision.{name}", "*", _degenerate_box,
+                "torchvision requires 0 ≤ x1 < x2 and 0 ≤ y1 < y2 and does not guard degenerate boxes (a zero area "
+                "is 0/0: NaN), where the catalogue asks for a finite value; maintainers declined an eps for that",
+                "https://github.com/pytorch/vision/issues/3404, https://github.com/pytorch/vision/pull/3405 "
+                "(closed: 'we don't allow those'), https://github.com/pytorch/vision/issues/7746 (open)")
+      for name in ("box_iou", "complete_box_iou_loss")],
     *[Deviation(name, "masked[*]", _says("nan"),
                 "a row whose entries are all −inf (fully masked) is 0/0 = NaN; the catalogue gives it 0 (no mass). "
                 "PyTorch's maintainers chose NaN on purpose (only SDPA got a safe softmax)", ref)

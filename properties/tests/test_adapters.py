@@ -316,3 +316,28 @@ def test_keras_kl_divergence_halves_the_gradient_at_p_one_and_dice_is_nan_in_flo
     z = jnp.zeros(2, jnp.float16)
     assert float(dice(z, z)) == 1.0  # two empty masks: 1 − 0/(0 + 1e-7)
     assert np.isnan(np.asarray(jax.grad(lambda p: dice(p, z))(z), np.float64)).all()  # (1e-7)² underflows
+
+
+def test_box_rows_check_the_eps_bias_and_degenerate_boxes_by_the_counterexample():
+    """The eps row explains a value only within eps's bias at the failing boxes; the degenerate-box row
+    only boxes of zero width or height (torchvision's documented domain excludes them)."""
+    from impls.adapters import deviations
+
+    def rec(msg, a, b):
+        return {"message": msg, "counterexample": {"inputs": f"a = {a}; b = {b}"}}
+    # 1 − 1/567 against 1 − 1/(567 + 1e-7): 3.1e-13 apart, a bias of 1e-7/567²
+    assert deviations._box_eps_bias(rec("value: got 0.9982363315699759, expected 0.9982363315696648 at index (0,)",
+                                        "[[-1., -1.,  6., 80.]]", "[[0., 0., 1., 1.]]"))
+    # the same boxes, 1e-6 off: far beyond the bias, a finding
+    assert not deviations._box_eps_bias(rec("value: got 0.9982373315696648, expected 0.9982363315696648 at index (0,)",
+                                            "[[-1., -1.,  6., 80.]]", "[[0., 0., 1., 1.]]"))
+    assert not deviations._box_eps_bias(rec("value: got nan, expected 2.5 at index (0,)", "[0., 0., 1., 1.]", "[0., 0., 1., 1.]"))
+    assert not deviations._box_eps_bias(rec("gradient d/da: got 0.5, expected 0.25 at index (0,)", "[0., 0., 1., 1.]",
+                                            "[0., 0., 1., 1.]"))
+    # the second row of a batch is the failing one
+    batch = rec("value: got 1.0e-7, expected 0.0 at index (1,)", "[[0., 0., 1e-9, 1e-9], [0., 0., 1., 1.]]",
+                "[0., 0., 1., 1.]")
+    assert deviations._boxes(batch) == ([0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]) and deviations._box_eps_bias(batch)
+    assert deviations._degenerate_box(rec("value: got nan, expected 2.5 at index (0,)", "[[0., 0.125, 1e-45, 0.125]]",
+                                          "[[0., 0., 0., 0.]]"))
+    assert not deviations._degenerate_box(rec("value: got nan, expected 2.5", "[0., 0., 1., 1.]", "[0., 0., 2., 1.]"))
