@@ -177,6 +177,9 @@ DEVIATIONS: list[Deviation] = [
                 "https://github.com/pytorch/vision/issues/3404, https://github.com/pytorch/vision/pull/3405 "
                 "(closed: 'we don't allow those'), https://github.com/pytorch/vision/issues/7746 (open)")
       for name in ("box_iou", "complete_box_iou_loss")],
+    Deviation("optax.softmax_cross_entropy", "masked[*]", _says("value: got nan"),
+              "−Σ labels·log_softmax(logits): a masked class (logit −inf) with label 0 gives 0·(−inf) = NaN, where "
+              "the catalogue (and xlogy) counts it 0", "https://github.com/google-deepmind/optax/issues/896"),
     *[Deviation(name, "masked[*]", _says("nan"),
                 "a row whose entries are all −inf (fully masked) is 0/0 = NaN; the catalogue gives it 0 (no mass). "
                 "PyTorch's maintainers chose NaN on purpose (only SDPA got a safe softmax)", ref)
