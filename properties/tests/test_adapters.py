@@ -318,6 +318,27 @@ def test_keras_kl_divergence_halves_the_gradient_at_p_one_and_dice_is_nan_in_flo
     assert np.isnan(np.asarray(jax.grad(lambda p: dice(p, z))(z), np.float64)).all()  # (1e-7)² underflows
 
 
+def test_monai_squared_dice_gradient_cancels_in_the_polarization_identity():
+    """MONAI's squared form takes tp = (‖p‖² + ‖t‖² − ‖p − t‖²)/2 through vector_norm: ∂tp/∂p_k (exactly t_k)
+    comes out a difference of two rounded 2p_k, so a small gradient entry keeps only absolute accuracy.
+    At p = [0, 1], t = [0, 0], smooth 1e-5: ∂(1 − dice)/∂p_1 = 2s/(1 + s)², by hand."""
+    _lib("monai")
+    torch = pytest.importorskip("torch")
+    fn, s = SEED["monai.DiceLoss"].fn, 1e-5
+    exact = 2 * s / (1 + s) ** 2  # the adapter returns the loss 1 − (2I + s)/(Σp² + Σt² + s): ∂/∂p_1 = 2s/(1 + s)²
+    # measured: 1.4e-3 (float32) and 4.7e-11 (float64) relative with torch 2.14.1, 4.7e-12 in float64 with 2.13;
+    # the bounds are ~800 and ~450 eps, far beyond the few roundings of the closed form
+    for dtype, off in ((torch.float32, 1e-4), (torch.float64, 1e-13)):
+        p = torch.tensor([0.0, 1.0], dtype=dtype, requires_grad=True)
+        t = torch.zeros(2, dtype=dtype)
+        fn(p, t, 0.0, True).sum().backward()
+        err = abs(float(p.grad[1]) - exact) / exact
+        assert err > off, err  # far beyond eps (1.2e-7, 2.2e-16): the cancellation, not rounding
+        p.grad = None
+        fn(p, t, 0.0, False).sum().backward()  # the plain form (ord 1) sums p·t directly: accurate
+        assert float(p.grad[1]) == pytest.approx(s / (1 + s) ** 2, rel=1e3 * torch.finfo(dtype).eps)
+
+
 def test_box_rows_check_the_eps_bias_and_degenerate_boxes_by_the_counterexample():
     """The eps row explains a value only within eps's bias at the failing boxes; the degenerate-box row
     only boxes of zero width or height (torchvision's documented domain excludes them)."""
