@@ -172,12 +172,11 @@ DEVIATIONS: list[Deviation] = [
                        ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
                        ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
                        ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
-    *[Deviation(f"torchvision.{name}", "*", _degenerate_box,
-                "torchvision requires 0 ≤ x1 < x2 and 0 ≤ y1 < y2 and does not guard degenerate boxes (a zero area "
-                "is 0/0: NaN), where the catalogue asks for a finite value; maintainers declined an eps for that",
-                "https://github.com/pytorch/vision/issues/3404, https://github.com/pytorch/vision/pull/3405 "
-                "(closed: 'we don't allow those'), https://github.com/pytorch/vision/issues/7746 (open)")
-      for name in ("box_iou", "complete_box_iou_loss")],
+    Deviation("torchvision.complete_box_iou_loss", "*", _degenerate_box,
+              "torchvision requires 0 ≤ x1 < x2 and 0 ≤ y1 < y2 and does not guard degenerate boxes (atan(w/h) of a "
+              "box with w = h = 0 is 0/0: NaN), where the catalogue asks for a finite value; maintainers declined an "
+              "eps for that", "https://github.com/pytorch/vision/issues/3404, https://github.com/pytorch/vision/pull/3405 "
+              "(closed: 'we don't allow those'), https://github.com/pytorch/vision/issues/7746 (open)"),
     Deviation("optax.softmax_cross_entropy", "masked[*]", _says("value: got nan"),
               "−Σ labels·log_softmax(logits): a masked class (logit −inf) with label 0 gives 0·(−inf) = NaN, where "
               "the catalogue (and xlogy) counts it 0", "https://github.com/google-deepmind/optax/issues/896"),
