@@ -177,6 +177,11 @@ DEVIATIONS: list[Deviation] = [
               "box with w = h = 0 is 0/0: NaN), where the catalogue asks for a finite value; maintainers declined an "
               "eps for that", "https://github.com/pytorch/vision/issues/3404, https://github.com/pytorch/vision/pull/3405 "
               "(closed: 'we don't allow those'), https://github.com/pytorch/vision/issues/7746 (open)"),
+    Deviation("torch.nn.functional.soft_margin_loss", "*",
+              lambda r: any(w in (r.get("message") or "") for w in ("got inf", "got nan")),
+              "log(1 + exp(−l·f)) is formed as written: exp overflows from l·f = −12 in float16 (−89 in float32, "
+              "−710 in float64), giving a loss of +inf and a gradient of inf/inf = NaN where both are finite",
+              "https://github.com/pytorch/pytorch/issues/77529 (open: 'softmarginloss should use log1p')"),
     Deviation("optax.softmax_cross_entropy", "masked[*]", _says("value: got nan"),
               "−Σ labels·log_softmax(logits): a masked class (logit −inf) with label 0 gives 0·(−inf) = NaN, where "
               "the catalogue (and xlogy) counts it 0", "https://github.com/google-deepmind/optax/issues/896"),

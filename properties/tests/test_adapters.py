@@ -362,3 +362,9 @@ def test_box_rows_check_the_eps_bias_and_degenerate_boxes_by_the_counterexample(
     assert deviations._degenerate_box(rec("value: got nan, expected 2.5 at index (0,)", "[[0., 0.125, 1e-45, 0.125]]",
                                           "[[0., 0., 0., 0.]]"))
     assert not deviations._degenerate_box(rec("value: got nan, expected 2.5", "[0., 0., 1., 1.]", "[0., 0., 2., 1.]"))
+    # soft_margin_loss's row explains its overflow (inf, and the NaN gradient inf/inf), not an ordinary value error
+    margin = {"label": "torch.nn.functional.soft_margin_loss",
+              "results": [{"property": "stability[float32]", "verdict": "fails", "message": "value: got inf, expected 89.0"},
+                          {"property": "value[float32]", "verdict": "fails", "message": "value: got 0.5, expected 0.4"}]}
+    deviations.annotate(margin)
+    assert "77529" in margin["results"][0]["known"]["upstream"] and "known" not in margin["results"][1]
