@@ -131,6 +131,12 @@ def _soft_or_tied(r):
     return any(0 < v < 1 for v in t) or ("gradient" in (r.get("message") or "") and any(a == b for a, b in zip(p, t)))
 
 
+#: the box losses that add eps = 1e-7 to their denominators, with where they do
+_BOX_EPS = (("torchvision.generalized_box_iou_loss", "torchvision/ops/giou_loss.py, eps=1e-7"),
+            ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
+            ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
+            ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))
+
 DEVIATIONS: list[Deviation] = [
     # autodiff of 2I/D (and Dice's, Jaccard's): d/dp_k = 2t_k/D − 2I/D² cancels t_k·p_k against itself where
     # p_k carries most of D, so that entry (~1e-14 beside entries of order 1) keeps ~1e-9 relative accuracy:
@@ -155,23 +161,17 @@ DEVIATIONS: list[Deviation] = [
                 "torchvision/ops/_utils.py: _upcast")
       for name in ("box_iou", "generalized_box_iou_loss", "distance_box_iou_loss", "complete_box_iou_loss")
       for half in ("16", "b16")],
-    *[Deviation(f"{lib}", prop, _finite,
+    *[Deviation(lib, prop, _finite,
                 "eps = 1e-7 is added to the union and to the enclosing box's area (its default): a bias of about "
                 "1e-7/area in values and gradients, visible in float64 and for small boxes (GIoU(a, a) = 0.905 "
                 "for a box of area 9.5e-7, so the identity, nesting and scale claims fail there)", doc)
       for prop in ("gradient[float64]", "claim:*")  # values: the row below checks the bias's size
-      for lib, doc in (("torchvision.generalized_box_iou_loss", "torchvision/ops/giou_loss.py, eps=1e-7"),
-                       ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
-                       ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
-                       ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
-    *[Deviation(f"{lib}", "*", _box_eps_bias,
+      for lib, doc in _BOX_EPS],
+    *[Deviation(lib, "*", _box_eps_bias,
                 "eps = 1e-7 in the denominators (its default) biases values by up to ~1e-7·(1/|a ∪ b| + 1/|C| + "
                 "1/c²): 3e-13 at a union of 567 (float64), 5e-5 for two equal boxes of area 0.002 (float32), and "
                 "any value once the boxes' areas are ≲ 1e-7 (GIoU loss 1 where it is 1.76)", doc)
-      for lib, doc in (("torchvision.generalized_box_iou_loss", "torchvision/ops/giou_loss.py, eps=1e-7"),
-                       ("torchvision.distance_box_iou_loss", "torchvision/ops/diou_loss.py, eps=1e-7"),
-                       ("torchvision.complete_box_iou_loss", "torchvision/ops/ciou_loss.py, eps=1e-7"),
-                       ("fvcore.giou_loss", "fvcore/nn/giou_loss.py, eps=1e-7"))],
+      for lib, doc in _BOX_EPS],
     Deviation("torchvision.complete_box_iou_loss", "*", _degenerate_box,
               "torchvision requires 0 ≤ x1 < x2 and 0 ≤ y1 < y2 and does not guard degenerate boxes (atan(w/h) of a "
               "box with w = h = 0 is 0/0: NaN), where the catalogue asks for a finite value; maintainers declined an "
