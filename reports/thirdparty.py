@@ -99,7 +99,8 @@ def _same(a: list[float], b: list[float]) -> bool:
 
 
 def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> None:
-    """Run the snippet of each failing value/gradient counterexample of ``record`` in a fresh
+    """Run the snippet of each failing value/gradient counterexample (and of each claim that raised:
+    its snippet makes the claim's first call) of ``record`` in a fresh
     interpreter (``python -I -c SNIPPET``: the library, not losscheck) and note in the
     counterexample whether it printed exactly what the audit got (``"replayed"``).  A report
     reader can paste the same snippet; this checks that it shows the finding.  ``cache``
@@ -110,7 +111,8 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
         c = r.get("counterexample")
         if r.get("verdict") != "fails" or not isinstance(c, dict) or not c.get("snippet"):
             continue
-        if not str(r.get("property", "")).startswith(REPLAYABLE):
+        raised_in_claim = re.search(r"raised \w+", r.get("message") or "")  # the snippet's own call raises it too
+        if not str(r.get("property", "")).startswith(REPLAYABLE) and not raised_in_claim:
             c["replayed"] = "not replayed: a claim's result is derived from several calls"
             continue
         code = c["snippet"]

@@ -181,6 +181,15 @@ def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     replay(record)
     assert record["results"][1]["counterexample"]["replayed"].startswith("yes: a fresh interpreter running the "
                                                                           "snippet printed dtype and shape")
+    # a claim is derived from several calls: replayed only where it raised (the snippet's own call raises too)
+    claims = {"results": [{"property": "claim:convex", "verdict": "fails", "message": "claim convex: raised RuntimeError: dot",
+                           "counterexample": {"snippet": "raise RuntimeError('dot : expected both vectors')", "got": None}},
+                          {"property": "claim:scale", "verdict": "fails", "message": "claim scale: got 0.97, expected 0.91",
+                           "counterexample": {"snippet": "print(0.97)", "got": "0.97"}}]}
+    replay(claims)
+    assert claims["results"][0]["counterexample"]["replayed"].startswith("yes: a fresh interpreter running the snippet "
+                                                                         "raised the same exception")
+    assert claims["results"][1]["counterexample"]["replayed"].startswith("not replayed")
 
 
 # -- isolation: one process per adapter (reports.thirdparty) -----------------------------
