@@ -79,6 +79,7 @@ class Outcome:
     snippet: str = ""
     inputs: str = ""
     skipped: bool = False  # the check does not apply to this target (a gradient of a NumPy metric)
+    printed: str | None = None  # a claim's snippet: what its calls print, every digit (for the replay)
 
 
 @dataclass
@@ -146,11 +147,13 @@ def _import_line(target):
     return f"from {mod} import {name} as fn"
 
 
-def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False):
-    """A short runnable reproduction."""
+def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False, body_only=False):
+    """A short runnable reproduction (``body_only``: without the imports and the audited callable's
+    definition, for the second and later calls of a claim's snippet)."""
     fw = frameworks.get(target.framework)
     q = target.quantity
-    lines = ["import numpy as np", "np.set_printoptions(precision=17, floatmode='unique')", fw.imports, _import_line(target)]
+    lines = [] if body_only else ["import numpy as np", "np.set_printoptions(precision=17, floatmode='unique')",
+                                  fw.imports, _import_line(target)]
     for a in q.args:
         v = args[a.name]
         if isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.integer):
@@ -175,6 +178,26 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False):
                   f"w = {fw.literal(cotangent, dtype, target.device)}",
                   "(g,) = pullback(w)", "print(np.asarray(g, dtype=np.float64))"]
     return "\n".join(lines)
+
+
+def claim_snippet(target, calls):
+    """The reproduction of a claim: every call it made, in order, each printing its output (values, or
+    the gradient of sum(output)), so that pasting it shows the numbers the claim compared."""
+    blocks = []
+    for i, c in enumerate(calls):
+        kw = {"cotangent": c.get("cotangent"), "wrt": c.get("wrt")}
+        body = snippet(target, c["args"], "float64", **kw, body_only=True)
+        if i == 0:  # the imports and the audited callable, once
+            blocks.append(snippet(target, c["args"], "float64", **kw)[:-len(body)].rstrip("\n"))
+        body = "\n".join(line for line in body.splitlines() if line != "print(out.dtype, tuple(out.shape))")
+        what = f"gradient of sum(out) w.r.t. {c['wrt']}" if c.get("wrt") else "value"
+        blocks.append(f"# call {i + 1} of {len(calls)}: {what}\n{body}")
+    return "\n".join(blocks)
+
+
+def _printed(v) -> str:
+    """What the snippet's print shows for ``v``: every digit (arrays over 1000 entries summarised, as print does)."""
+    return np.array2string(np.asarray(v, dtype=np.float64), precision=17, floatmode="unique")  # print()'s threshold
 
 
 def _inputs_text(q, args):
@@ -419,10 +442,13 @@ def _claim_check(claim):
             if any(k in target.fixed and kw[k] != target.fixed[k] for k in kw):
                 raise NotApplicable(f"the claim varies {sorted(set(kw) & set(target.fixed))}, pinned for this target")
 
+        calls = []  # every call the claim makes, for its snippet: {"args", "out"[, "wrt", "cotangent"]}
+
         def impl(**kw):
             pinned(kw)
             full = {**args, **kw}
             out = fw.numpy(call(target, _native_args(target, full, "float64")))
+            calls.append({"args": full, "out": out})
             return _as_canonical(target, full, out)
 
         def grad(wrt, **kw):
@@ -432,9 +458,9 @@ def _claim_check(claim):
             pinned(kw)
             full = {**args, **kw}
             native = _native_args(target, full, "float64")
-            shape = np.shape(impl(**kw))
-            ones = np.ones(shape)
+            ones = np.ones(np.shape(_as_canonical(target, full, fw.numpy(call(target, native)))))  # impl's, unrecorded
             g = fw.numpy(fw.vjp(lambda **a: call(target, a), native, wrt, fw.array(ones, "float64", target.device)))
+            calls.append({"args": full, "out": g, "wrt": wrt, "cotangent": ones})
             return _as_canonical(target, full, g, ones, wrt)
         impl.grad = grad
         try:
@@ -459,8 +485,9 @@ def _claim_check(claim):
                 return Outcome(False, worst, 0.0,
                                f"claim {claim.name} ({c.what}): got {got[i]!r}, expected {exp[i]!r} ± {tol[i]:.3g} at index {i}"
                                + (f" (with {case['extra']})" if case["extra"] else ""),
-                               _fmt(exp), _fmt(got), snippet(target, args, "float64"),
-                               _inputs_text(q, args) + (f"; {case['extra']}" if case["extra"] else ""))
+                               _fmt(exp), _fmt(got), claim_snippet(target, calls),
+                               _inputs_text(q, args) + (f"; {case['extra']}" if case["extra"] else ""),
+                               printed="\n".join(_printed(c["out"]) for c in calls))
         return Outcome(True, worst)
     return check
 

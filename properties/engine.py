@@ -123,6 +123,8 @@ def _record(prop, verdict, out, examples, t0, state=None):
     }
     if verdict == "fails" and (out.snippet or out.inputs):
         rec["counterexample"] = {"snippet": out.snippet, "inputs": out.inputs, "expected": out.expected, "got": out.got}
+        if out.printed is not None:  # a claim: what its snippet's calls print, for the replay
+            rec["counterexample"]["printed"] = out.printed
     return rec
 
 

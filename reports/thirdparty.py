@@ -99,8 +99,8 @@ def _same(a: list[float], b: list[float]) -> bool:
 
 
 def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> None:
-    """Run the snippet of each failing value/gradient counterexample (and of each claim that raised:
-    its snippet makes the claim's first call) of ``record`` in a fresh
+    """Run the snippet of each failing counterexample of ``record`` (a claim's makes every call the
+    claim made, printing each output: ``printed``) in a fresh
     interpreter (``python -I -c SNIPPET``: the library, not losscheck) and note in the
     counterexample whether it printed exactly what the audit got (``"replayed"``).  A report
     reader can paste the same snippet; this checks that it shows the finding.  ``cache``
@@ -112,8 +112,8 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
         if r.get("verdict") != "fails" or not isinstance(c, dict) or not c.get("snippet"):
             continue
         raised_in_claim = re.search(r"raised \w+", r.get("message") or "")  # the snippet's own call raises it too
-        if not str(r.get("property", "")).startswith(REPLAYABLE) and not raised_in_claim:
-            c["replayed"] = "not replayed: a claim's result is derived from several calls"
+        if not str(r.get("property", "")).startswith(REPLAYABLE) and not raised_in_claim and "printed" not in c:
+            c["replayed"] = "not replayed: a claim recorded before claims' snippets made all their calls"
             continue
         code = c["snippet"]
         if code not in cache:  # (problem or None, what it printed)
@@ -140,7 +140,9 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
             c["replayed"] = problem
         elif form and printed and (form.group(1) or form.group(2)) in printed[-1]:
             c["replayed"] = f"yes: a fresh interpreter running the snippet printed dtype and shape {printed[-1]!r}"
-        elif _same(_numbers(values), _numbers(str(c.get("got", "")))):
+        elif "printed" in c and _same(_numbers(out), _numbers(c["printed"])):
+            c["replayed"] = "yes: a fresh interpreter running the snippet printed what each of the claim's calls returned"
+        elif "printed" not in c and _same(_numbers(values), _numbers(str(c.get("got", "")))):
             c["replayed"] = "yes: a fresh interpreter running the snippet printed the same result"
         else:
             c["replayed"] = f"no: a fresh interpreter printed {out[:200]}"

@@ -181,7 +181,8 @@ def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     replay(record)
     assert record["results"][1]["counterexample"]["replayed"].startswith("yes: a fresh interpreter running the "
                                                                           "snippet printed dtype and shape")
-    # a claim is derived from several calls: replayed only where it raised (the snippet's own call raises too)
+    # a claim that raised is reproduced by its snippet raising the same exception; a record written before claims'
+    # snippets made all their calls (no "printed") is not replayed
     claims = {"results": [{"property": "claim:convex", "verdict": "fails", "message": "claim convex: raised RuntimeError: dot",
                            "counterexample": {"snippet": "raise RuntimeError('dot : expected both vectors')", "got": None}},
                           {"property": "claim:scale", "verdict": "fails", "message": "claim scale: got 0.97, expected 0.91",
@@ -190,6 +191,20 @@ def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     assert claims["results"][0]["counterexample"]["replayed"].startswith("yes: a fresh interpreter running the snippet "
                                                                          "raised the same exception")
     assert claims["results"][1]["counterexample"]["replayed"].startswith("not replayed")
+
+
+def test_a_claim_snippet_makes_every_call_of_the_claim_and_replays():
+    """seed001.dice_loss fails the claim that binary inputs give 2|P∩T|/(|P| + |T|) (its A_sum = Σ t·p
+    misses the false positives): the snippet makes the claim's calls, each printing its output, and a
+    fresh interpreter prints the same numbers."""
+    from reports.thirdparty import replay
+    r = _audit(SEED["seed001.dice_loss"], "claim:binary_sets", max_examples=15)["claim:binary_sets"]
+    assert r["verdict"] == "fails", r
+    c = r["counterexample"]
+    assert "# call 1 of" in c["snippet"] and "from impls" not in c["snippet"] and c["printed"]
+    replay({"results": [r]})
+    assert c["replayed"].startswith("yes: a fresh interpreter running the snippet printed what each of the claim's "
+                                    "calls returned"), c["replayed"]
 
 
 # -- isolation: one process per adapter (reports.thirdparty) -----------------------------
