@@ -485,9 +485,10 @@ def _claim_check(claim):
                 return Outcome(False, worst, 0.0,
                                f"claim {claim.name} ({c.what}): got {got[i]!r}, expected {exp[i]!r} ± {tol[i]:.3g} at index {i}"
                                + (f" (with {case['extra']})" if case["extra"] else ""),
-                               _fmt(exp), _fmt(got), claim_snippet(target, calls),
+                               _fmt(exp), _fmt(got),
+                               claim_snippet(target, calls) if calls else snippet(target, args, "float64"),
                                _inputs_text(q, args) + (f"; {case['extra']}" if case["extra"] else ""),
-                               printed="\n".join(_printed(c["out"]) for c in calls))
+                               printed="\n".join(_printed(c["out"]) for c in calls) if calls else None)
         return Outcome(True, worst)
     return check
 
