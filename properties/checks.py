@@ -147,13 +147,18 @@ def _import_line(target):
     return f"from {mod} import {name} as fn"
 
 
+def _snippet_header(target):
+    """A snippet's first lines: the imports and the audited callable (``fn``)."""
+    fw = frameworks.get(target.framework)
+    return ["import numpy as np", "np.set_printoptions(precision=17, floatmode='unique')", fw.imports, _import_line(target)]
+
+
 def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False, body_only=False):
-    """A short runnable reproduction (``body_only``: without the imports and the audited callable's
-    definition, for the second and later calls of a claim's snippet)."""
+    """A short runnable reproduction (``body_only``: without :func:`_snippet_header`, for the calls
+    of a claim's snippet)."""
     fw = frameworks.get(target.framework)
     q = target.quantity
-    lines = [] if body_only else ["import numpy as np", "np.set_printoptions(precision=17, floatmode='unique')",
-                                  fw.imports, _import_line(target)]
+    lines = [] if body_only else _snippet_header(target)
     for a in q.args:
         v = args[a.name]
         if isinstance(v, np.ndarray) and np.issubdtype(v.dtype, np.integer):
@@ -183,12 +188,9 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False, body_on
 def claim_snippet(target, calls):
     """The reproduction of a claim: every call it made, in order, each printing its output (values, or
     the gradient of sum(output)), so that pasting it shows the numbers the claim compared."""
-    blocks = []
+    blocks = ["\n".join(_snippet_header(target))]
     for i, c in enumerate(calls):
-        kw = {"cotangent": c.get("cotangent"), "wrt": c.get("wrt")}
-        body = snippet(target, c["args"], "float64", **kw, body_only=True)
-        if i == 0:  # the imports and the audited callable, once
-            blocks.append(snippet(target, c["args"], "float64", **kw)[:-len(body)].rstrip("\n"))
+        body = snippet(target, c["args"], "float64", cotangent=c.get("cotangent"), wrt=c.get("wrt"), body_only=True)
         body = "\n".join(line for line in body.splitlines() if line != "print(out.dtype, tuple(out.shape))")
         what = f"gradient of sum(out) w.r.t. {c['wrt']}" if c.get("wrt") else "value"
         blocks.append(f"# call {i + 1} of {len(calls)}: {what}\n{body}")
