@@ -51,6 +51,7 @@ softmax entry of 1e-40 in float32) come out as 0.
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import jax
@@ -272,7 +273,10 @@ def soft_topk(x, topk, k=1.0):
     no ``0 * inf``. Where the true derivative itself exceeds the dtype's
     range, or where rounding has turned a near-tie into an exact tie while
     ``k`` times the span of ``x`` is beyond the dtype's range, it can be
-    non-finite.
+    ``±inf``, never NaN: cotangents that overflow with both signs would meet
+    as ``inf - inf``, so the pullback is repeated with the cotangent scaled
+    down (exact by linearity) where the first gives NaN (``_soft_topk``).
+    Reverse mode only (``jax.custom_vjp``: no ``jax.jvp``/``jacfwd``).
 
     Stability: ``x - min(x)`` can overflow (``3e38 - (-3e38)`` in float32)
     and rounds away the differences between entries far from the minimum
@@ -310,6 +314,45 @@ def soft_topk(x, topk, k=1.0):
     # +-inf on the way back to float32.
     xc = xc.astype(jax.dtypes.canonicalize_dtype(jnp.float64))
     k = positive_scalar(k, "k", xc.dtype)
+    return _soft_topk(xc, topk, jnp.asarray(k, xc.dtype)).astype(x.dtype)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
+def _soft_topk(xc, topk, k):
+    """:func:`_soft_topk_recursion`, with a reverse pass that cannot meet ``inf - inf``.
+
+    Near a tie at a span of ``x`` near the dtype's range, the cotangents of the
+    recursion's intermediates overflow with both signs although their sum is
+    finite, and the reverse pass gives NaN. The pullback is linear in the
+    cotangent ``w``, so it is also applied to ``w`` scaled by ``2^-S`` (its row
+    maximum brought to the bottom of the normal range, where nothing
+    overflows) and the result scaled back: ``±inf`` where the product exceeds
+    the range, the true sign where it does not. That result replaces NaN
+    entries of the derivative in ``x`` only. Reverse mode only (``custom_vjp``:
+    no ``jax.jvp``/``jacfwd``).
+    """
+    return _soft_topk_recursion(xc, topk, k)
+
+
+def _soft_topk_fwd(xc, topk, k):
+    return jax.vjp(lambda a, b: _soft_topk_recursion(a, topk, b), xc, k)
+
+
+def _soft_topk_bwd(topk, pullback, w):
+    gx, gk = pullback(w)
+    bits = 1000 if w.dtype == jnp.float64 else 120  # 2^-bits: near the smallest normal
+    top = jnp.max(jnp.abs(w), axis=-1, keepdims=True)
+    top = jnp.where((top > 0) & jnp.isfinite(top), top, jnp.ones_like(top))
+    scale = jnp.asarray(2.0 ** bits, w.dtype)
+    gx_scaled, _ = pullback(w / top / scale)
+    return jnp.where(jnp.isnan(gx), gx_scaled * top * scale, gx), gk
+
+
+_soft_topk.defvjp(_soft_topk_fwd, _soft_topk_bwd)
+
+
+def _soft_topk_recursion(xc, topk, k):
+    """The recursion of :func:`soft_topk` on ``xc`` in its compute dtype."""
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
     # p it would lose everything below eps), y/2 = c h is accurate where p is
@@ -341,4 +384,4 @@ def soft_topk(x, topk, k=1.0):
         # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
         c = jnp.where(q > 0.5, q_complement - p, c - q)
         p = p + q
-    return p.astype(x.dtype)
+    return p

@@ -264,7 +264,11 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
     ``k |x|``, for ``|x|`` near the dtype's maximum) meets no ``0 * inf``.
     Where the true gradient itself exceeds the dtype's range, or where
     rounding has turned a near-tie into an exact tie while ``k`` times the
-    span of ``x`` is beyond the dtype's range, it can be non-finite.
+    span of ``x`` is beyond the dtype's range, it can be ``±inf``, never NaN:
+    adjoints that overflow with both signs would meet as ``inf - inf``, so
+    the backward pass is repeated with the cotangent scaled down (exact by
+    linearity) where the first gives NaN (``_SoftTopk``). First-order only,
+    and not under ``torch.func`` transforms.
 
     Stability: ``x - min(x)`` can overflow (``3e38 - (-3e38)`` in float32)
     and rounds away the differences between entries far from the minimum
@@ -303,6 +307,50 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
     dtype = torch.float64 if x.device.type != "mps" else torch.float32
     k = positive_scalar(k, "k", x.device, dtype)
     xc = x.to(dtype)
+    if torch.is_grad_enabled() and xc.requires_grad:
+        return _SoftTopk.apply(xc, topk, k).to(x.dtype)
+    return _soft_topk(xc, topk, k).to(x.dtype)
+
+
+class _SoftTopk(torch.autograd.Function):
+    """:func:`_soft_topk` with a backward pass that cannot meet ``inf - inf``.
+
+    Near a tie at a span of ``x`` near the dtype's range, the adjoints of the
+    recursion's intermediates overflow with both signs although their sum is
+    finite, and the reverse pass gives NaN. The backward pass is linear in the
+    cotangent ``w``, so it is also run with ``w`` scaled by ``2^-S`` (its row
+    maximum brought to the bottom of the normal range, where nothing
+    overflows) and scaled back: ``±inf`` where the product exceeds the range,
+    the true sign where it does not. That result replaces NaN entries only.
+    Both passes always run (no data-dependent branch, no device
+    synchronisation). First-order only (``once_differentiable``); a tensor
+    ``k`` that requires grad gets its gradient from the unscaled pass.
+    """
+
+    @staticmethod
+    def forward(ctx, xc, topk, k):
+        with torch.enable_grad():
+            xd = xc.detach().requires_grad_(True)
+            kd = k.detach().requires_grad_(True) if torch.is_tensor(k) and k.requires_grad else None
+            p = _soft_topk(xd, topk, k if kd is None else kd)
+        ctx.graph = (xd, kd, p)
+        return p.detach()
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, w):
+        xd, kd, p = ctx.graph
+        g, *gk = torch.autograd.grad(p, [xd] + ([] if kd is None else [kd]), w, retain_graph=True)
+        bits = 1000 if w.dtype == torch.float64 else 120  # 2^-bits: near the smallest normal
+        top = w.abs().amax(dim=-1, keepdim=True)
+        top = torch.where((top > 0) & torch.isfinite(top), top, torch.ones_like(top))
+        scale = torch.tensor(2.0 ** bits, dtype=w.dtype, device=w.device)
+        (g_scaled,) = torch.autograd.grad(p, xd, w / top / scale, retain_graph=True)  # freed with ctx
+        return torch.where(torch.isnan(g), g_scaled * top * scale, g), None, (gk[0] if gk else None)
+
+
+def _soft_topk(xc, topk, k):
+    """The recursion of :func:`soft_topk` on ``xc`` in its compute dtype."""
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
     # p it would lose everything below eps), y/2 = c h is accurate where p is
@@ -333,4 +381,4 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
         # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
         c = torch.where(q > 0.5, q_complement - p, c - q)
         p = p + q
-    return p.to(x.dtype)
+    return p

@@ -162,3 +162,38 @@ def compare(got, ref, scale, dtype: str, n: int, passes: int = 1, native: bool =
         if ratio > worst[0] or worst[3] is None:
             worst = (ratio, ulps, allowed, idx)
     return ok, worst[1], worst[2], worst[3]
+
+
+def between(got, ref, other, scale, dtype: str, n: int, passes: int = 1, native: bool = False):
+    """Whether each entry of ``got`` lies between ``ref`` and ``other`` (two object arrays of
+    mpf: two admissible evaluations of the same quantity), or within :func:`compare`'s bound
+    of either; NaN never passes.  Used only where the two evaluations disagree beyond that
+    bound, i.e. where the dtype's precision does not determine the result (see
+    ``properties.checks``).  Where one of them overflows the dtype and the other does not,
+    the entry is a spike whose size and sign depend on the side of a tie that rounding picks
+    (soft_topk's gradient at a near-tie amplified by a span near the dtype's maximum: the
+    exact 127.5, the definition with its steps rounded to nearest -inf, ours +inf), and any
+    result but NaN is accepted there.
+
+    Returns (ok, the first entry that is outside, or None)."""
+    got = np.asarray(got, dtype=np.float64)
+    ref, other = np.asarray(ref, dtype=object), np.asarray(other, dtype=object)
+    scale = np.asarray(scale, dtype=np.float64)
+    if got.shape != ref.shape:
+        return False, f"shape {got.shape}, expected {ref.shape}"
+    for idx in np.ndindex(*got.shape):
+        g = float(got[idx])
+        if math.isnan(g):
+            return False, idx
+        ends = []
+        for r in (ref[idx], other[idx]):
+            if compare(got[idx], r, scale[idx], dtype, n, passes, native)[0]:
+                break
+            with np.errstate(over="ignore"):  # an mpf beyond float64 is ±inf
+                ends.append(float(round_to(float(r), dtype)))
+        else:
+            if math.isinf(ends[0]) != math.isinf(ends[1]):
+                continue
+            if not min(ends) <= g <= max(ends):
+                return False, idx
+    return True, None

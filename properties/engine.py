@@ -66,7 +66,7 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
             out = Outcome(False, math.inf, message=f"raised {describe_exception(e)}")
         return _record(prop, "skipped" if out.skipped else "holds" if out.ok else "fails", out, 1, t0)
 
-    state = {"examples": 0, "max_ulps": 0.0, "allowed": 0.0, "last": None}
+    state = {"examples": 0, "max_ulps": 0.0, "allowed": 0.0, "last": None, "undetermined": 0}
     if target.quantity.budget != 1.0 and prop.uses_reference:
         settings = hsettings(settings, max_examples=max(3, round(settings.max_examples * target.quantity.budget)))
 
@@ -77,6 +77,7 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
         if out.skipped:
             raise _Skipped(out)
         state["examples"] += 1
+        state["undetermined"] += out.undetermined
         if out.max_ulps >= state["max_ulps"]:
             state["max_ulps"], state["allowed"] = out.max_ulps, out.allowed_ulps
         if not out.ok:
@@ -107,7 +108,14 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
         return _record(prop, "error", Outcome(False, message=f"could not draw valid inputs: {e}"), state["examples"], t0)
     except Exception as e:
         return _record(prop, "error", Outcome(False, message=f"property raised {describe_exception(e)}"), state["examples"], t0)
-    return _record(prop, "holds", Outcome(True, state["max_ulps"], state["allowed"]), state["examples"], t0)
+    note = "" if not state["undetermined"] else (
+        f"{state['undetermined']} of {state['examples']} examples undetermined: the dtype does not determine the "
+        "result there (the exact and the rounded-steps results disagree beyond the tolerance); accepted between "
+        "them, never NaN, and left out of the ULPs")
+    rec = _record(prop, "holds", Outcome(True, state["max_ulps"], state["allowed"], note), state["examples"], t0)
+    if state["undetermined"]:
+        rec["undetermined"] = state["undetermined"]
+    return rec
 
 
 def _finite(v):
@@ -218,7 +226,8 @@ def progress_printer(stream=None):
         ulps = rec.get("max_ulps")
         extra = f"  max {ulps:.3g} ulp" if isinstance(ulps, (int, float)) and ulps else ""
         kind = "" if rec["kind"] == "conformance" else f"  ({rec['kind']})"
-        print(f"  {mark:5} {rec['property']:<24} {rec['examples']:>4} ex{extra}{kind}", file=stream, flush=True)
+        undetermined = f"  ({rec['undetermined']} undetermined)" if rec.get("undetermined") else ""
+        print(f"  {mark:5} {rec['property']:<24} {rec['examples']:>4} ex{extra}{undetermined}{kind}", file=stream, flush=True)
         if rec["verdict"] != "holds" and rec["message"]:
             print(f"        {rec['message']}", file=stream, flush=True)
     return show

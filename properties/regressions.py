@@ -54,7 +54,36 @@ REGRESSIONS = [
                (-1.3231715778290862, 0.8694820397497964, -1.307070585184622, 0.0, 0.0),
                "entries 1, 2, 4 tie in float64 (4.6e-52 apart at a span of 5.2e197): the gradient is ~1e198, "
                "the exact one 1.38 within ~1e185; accepted as the spec with every step rounded to float64 "
-               "(the witness of properties/checks.py), 0.06 ULPs from it (topk = 4, 5: NaN, open)"),
+               "(the witness of properties/checks.py), 0.06 ULPs from it"),
+    *(Regression("soft_topk", "stability[float64]",
+                 {"x": [1.7976931348623155e308, 4.5887314034229055e-52, -1.5188693689678413e-69,
+                        -5.232663271283324e197, 2.8123372120761224e-40], "topk": topk, "k": 4.090140519286891},
+                 (-1.3231715778290862, 0.8694820397497964, -1.307070585184622, 0.0, 0.0),
+                 f"as the row above, topk = {topk}: adjoints ~1e395 of both signs overflowed and met as inf − inf, "
+                 "a NaN gradient (fixed: the reverse pass is repeated with the cotangent scaled by 2^-1000, "
+                 "which is exact by linearity, and replaces NaN entries)") for topk in (4, 5)),
+    Regression("soft_topk", "stability[float64]", {"x": [0.0, 3.28e155, 3.28e155], "topk": 3, "k": 1.0},
+               (0.0, 0.0, 1.0),
+               "the gradient itself overflows (reference [0, −inf, +inf]); the first pass's softmax backward "
+               "formed Σ q·g of g = [0, −inf, +inf] as inf − inf = NaN (fixed: the scaled reverse pass)"),
+    Regression("soft_topk", "stability[float64]",
+               {"x": [-1.2e-198, -1.05e281, -3.6e16, -5.6e-154], "topk": 4, "k": 367.0}, (1.39, 0.0, 0.0, 0.0),
+               "entries 0 and 3 a near-tie at a span of 1e281: the exact gradient is ±127.5, the definition with "
+               "every step rounded to float64 gives ∓inf, the value itself hinges on the tie ([1.5, 0, 1, 1.5] "
+               "exactly, [1.25, 0.25, 1.25, 1.25] rounded); ours was NaN, now ±inf: not determined by float64, "
+               "accepted between the two (properties/dtypes.py between)"),
+    Regression("soft_topk", "stability[float64]",
+               {"x": [-2.9599424206984468e+16, -2.5460584425742267e+107, -2.0933590288095516e-262,
+                      6.60192842834968e-54, 1.435791322245151e+16], "topk": 5, "k": 0.9999999999999994},
+               (0.0, 0.0, -1.0408189796011234, 0.0, 0.0),
+               "entries 2 and 3 tie at a span of 2.5e107 (audit --seed 1, 300 examples): exact gradient ±0.26, "
+               "ours ±1.7e213, the rounded-steps definition ±1e426: not determined by float64"),
+    *(Regression("soft_topk", f"stability[{dt}]",
+                 {"x": [1.1754943508222875e-38, -1.2827050159324438e+38, -6.952431924753203e+16, 1706442046308352.0, -0.0], "topk": 5, "k": 1.0},
+                 (1.0, 0.0, 0.0, 0.0, 0.0),
+                 "entries 0 and 4 tie in float64 at a span of 1.3e38: ours ±1.41e74 rounds to ±inf, the exact "
+                 "gradient is ∓4.8e36, the rounded-steps definition ~1e149: not determined by the dtype")
+      for dt in ("float32", "bfloat16")),
     Regression("zlpr", "gradient[float64]", {"scores": [[0.0, 616.0, 0.0]], "targets": [[0.25, 0.0, 2.2e-265]]},
                (1.0,),
                "a tiny weight carried as log t loses |log t|·eps ≈ 610 eps of relative accuracy in ∂/∂s "

@@ -30,6 +30,9 @@ FAILING_VERDICTS = ("fails", "error")
 GOOD_CLAIM_STATUSES = ("proved", "proved on instances", "held")
 BAD_CLAIM_STATUSES = ("refuted", "failed")
 CONTRACT_NOTE = "Contract checks are informational: they do not affect the exit status."
+UNDETERMINED_NOTE = ("\"undetermined\": examples where the exact result and the definition with each step rounded "
+                     "to the dtype disagree beyond the tolerance (the dtype's precision does not determine the "
+                     "result there); a result between the two, never NaN, is accepted, and left out of the ULPs.")
 DASH = "–"
 
 
@@ -184,7 +187,8 @@ def _cell(result: dict | None) -> tuple[str, str]:
     verdict = _text(result.get("verdict"))
     ulps = _fmt_ulps(result.get("max_ulps"))
     if verdict == "holds":
-        return "holds", f"✓ {ulps}".strip()
+        undetermined = f" ({result['undetermined']} undetermined)" if result.get("undetermined") else ""
+        return "holds", f"✓ {ulps}{undetermined}".strip()
     if verdict == "fails":
         return "fails", f"✗ {ulps}".strip()
     if verdict == "error":
@@ -515,7 +519,13 @@ def _md_matrix(results: dict, name: str, contract: bool) -> str:
         return ""
     body = [[label] + [_cell(r)[1] for r in cells] for label, cells in rows]
     title = "### Contract checks\n\n_" + CONTRACT_NOTE + "_" if contract else "### Conformance"
+    if _any_undetermined(rows):
+        title += "\n\n_" + UNDETERMINED_NOTE + "_"
     return f"{title}\n\n{_md_table(['Implementation'] + columns, body)}"
+
+
+def _any_undetermined(rows) -> bool:
+    return any(r and r.get("undetermined") for _, cells in rows for r in cells)
 
 
 def _md_quantity(results: dict, name: str, claims: bool = True) -> str:
@@ -802,7 +812,8 @@ def _html_matrix(results: dict, name: str, contract: bool) -> str:
     table = _html_table(["Implementation"] + columns, body)
     if contract:
         return f'<h3>Contract checks</h3>\n<p class="note">{html.escape(CONTRACT_NOTE)}</p>\n{table}'
-    return f"<h3>Conformance</h3>\n{table}"
+    note = f'<p class="note">{html.escape(UNDETERMINED_NOTE)}</p>\n' if _any_undetermined(rows) else ""
+    return f"<h3>Conformance</h3>\n{note}{table}"
 
 
 def _html_quantity(results: dict, name: str, anchor: str, claims: bool = True) -> str:

@@ -123,6 +123,16 @@ def test_matrix_cells(results):
     assert '<td class="skipped">–</td>' in page
 
 
+def test_undetermined_examples_are_counted_in_the_cell_and_explained(results):
+    md, page = render_markdown(results), render_html(results)
+    assert "undetermined" not in md and "undetermined" not in page
+    results["audits"][1]["results"][0]["undetermined"] = 3
+    md, page = render_markdown(results), render_html(results)
+    assert "✓ 2 ulp (3 undetermined)" in line_with(md, "| jax (ours) | ✓")
+    assert '<td class="holds">✓ 2 ulp (3 undetermined)</td>' in page
+    assert render.UNDETERMINED_NOTE in md and render.html.escape(render.UNDETERMINED_NOTE) in page
+
+
 def test_contract_matrix_is_separate_and_noted(results):
     md = render_markdown(results)
     conformance, contracts = md.split("### Contract checks", 1)

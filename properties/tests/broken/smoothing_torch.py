@@ -82,10 +82,19 @@ def soft_argmax_one_based(x, k=1.0):
     return (p * idx).sum(-1).to(x.dtype)
 
 
-def _topk(x, topk, k, shift=True, k_every_pass=True, renorm=False):
+def soft_topk_detached_min(x, topk, k=1.0):
+    return _topk(x, topk, k, detach_min=True)
+
+
+def soft_topk_in_input_dtype(x, topk, k=1.0):
+    return _topk(x, topk, k, compute=None)
+
+
+def _topk(x, topk, k, shift=True, k_every_pass=True, renorm=False, detach_min=False, compute=torch.float64):
     _k_ok(k)
-    xf = x.double()
-    z = xf - xf.amin(-1, keepdim=True) if shift else xf
+    xf = x.to(compute) if compute is not None else x
+    low = xf.amin(-1, keepdim=True)
+    z = xf - (low.detach() if detach_min else low) if shift else xf
     p = torch.zeros_like(z)
     for t in range(topk):
         kk = k if (k_every_pass or t == 0) else 1.0
