@@ -242,9 +242,15 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         # that by first-order sensitivity and probes at ±rel_step/2, which miss a result that hinges on
         # differences below the dtype's resolution (entries that one rounding makes equal: a near-tie
         # turned exact, where the gradient spikes).  The definition evaluated with each step rounded
-        # to nearest is one such admissible evaluation: a result that matches it is backward stable.
+        # to nearest is one such admissible evaluation: a result that matches it (within the bound at
+        # its own point, for a gradient: the chain-rule terms there can be far larger) is backward stable.
         witness = rounded()
-        rok, rulps, rallowed, _ = compare(got, witness, sens, dtype, n, passes, target.native_half)
+        if isinstance(witness, tuple):  # a gradient: with its running-error scale at the rounded point
+            witness, wsens = witness  # terms beyond float64 (inf) go to the undetermined rule below
+            wsens = np.maximum(np.asarray(sens, dtype=np.float64), np.minimum(wsens, np.finfo(np.float64).max))
+        else:
+            wsens = sens
+        rok, rulps, rallowed, _ = compare(got, witness, wsens, dtype, n, passes, target.native_half)
         if rok:
             return Outcome(True, rulps, rallowed)
         # Where the exact result and the witness themselves disagree beyond the tolerance, the
@@ -306,9 +312,11 @@ def rounded_value(target, args, dtype):
 
 
 def rounded_vjp(target, args, w, wrt, dtype):
-    """The vector-Jacobian product of :func:`rounded_value` (:meth:`spec.Reference.rounded_vjp`)."""
-    g = Reference(target.quantity).rounded_vjp(_reference_args(target, args), w, wrt, compute_bits(dtype, target.native_half))
-    return -g if target.complement else g
+    """The vector-Jacobian product of :func:`rounded_value` and its running-error scale at the
+    rounded point (:meth:`spec.Reference.rounded_vjp`)."""
+    g, scale = Reference(target.quantity).rounded_vjp(_reference_args(target, args), w, wrt,
+                                                      compute_bits(dtype, target.native_half))
+    return (-g if target.complement else g), scale
 
 
 # -- value, gradient, stability, masked, jit -------------------------------------------
@@ -383,9 +391,10 @@ def check_gradient_finite(target, case):
     """At an input where the quantity is not differentiable (a kink, a tie, a
     degenerate box) no reference gradient exists, but the implementation's
     vector-Jacobian product must still be finite: never NaN, and ±inf only
-    where the reference's one-sided gradient (the branch its structure picks)
-    is within the error bound of overflowing the dtype (soft_topk's huge
-    gradients in float16)."""
+    where the reference's one-sided gradient (the branch its structure picks),
+    or that of the definition with its steps rounded to the dtype (see
+    :func:`_outcome_from_compare`), is within the error bound of overflowing
+    the dtype with that sign (soft_topk's huge gradients in half precision)."""
     q, args, dtype, w = target.quantity, case["args"], case["dtype"], case["cotangent"]
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
@@ -401,8 +410,14 @@ def check_gradient_finite(target, case):
             return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
         bad = np.isnan(g)
         if np.isinf(g).any():
-            ref = np.vectorize(float, otypes=[np.float64])(reference_vjp(target, args, w, wrt)[0])
-            bad |= np.isinf(g) & ~((np.abs(ref) >= top) & (np.sign(ref) == np.sign(g)))
+            as_float = np.vectorize(float, otypes=[np.float64])
+            ref = as_float(reference_vjp(target, args, w, wrt)[0])
+            overflows = (np.abs(ref) >= top) & (np.sign(ref) == np.sign(g))
+            if (np.isinf(g) & ~overflows).any() and Reference(q).has_steps(_reference_args(target, args)):
+                with np.errstate(over="ignore"):  # an mpf beyond float64 is ±inf
+                    wit = as_float(rounded_vjp(target, args, w, wrt, dtype)[0])
+                overflows |= (np.abs(wit) >= top) & (np.sign(wit) == np.sign(g))
+            bad |= np.isinf(g) & ~overflows
         if bad.any():
             i = tuple(int(t) for t in np.argwhere(bad)[0])
             return Outcome(False, math.inf, 0.0,

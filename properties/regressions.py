@@ -84,6 +84,21 @@ REGRESSIONS = [
                  "entries 0 and 4 tie in float64 at a span of 1.3e38: ours ±1.41e74 rounds to ±inf, the exact "
                  "gradient is ∓4.8e36, the rounded-steps definition ~1e149: not determined by the dtype")
       for dt in ("float32", "bfloat16")),
+    Regression("soft_topk", "stability[float32]",
+               {"x": [-1327078322470912.0, 2.7145300127499363e-23, 0.0, 0.0, 0.0], "topk": 5, "k": 1.0},
+               (0.0, 1.0, 0.0, 0.0, 0.0),
+               "entries 1-4 tie below float64's resolution (audit --seed 1, 300 examples): ours (float64) is the "
+               "rounded-steps definition's ±1.8e57 (±inf in float32; exact ∓6.2e13), and at the argmin 3.1e26 "
+               "where that definition gives 3.7e19: cancellation of terms of 1e57, within the bound at the "
+               "rounded point (its running-error scale, 7e58), not at the exact one"),
+    Regression("soft_topk", "stability[bfloat16]",
+               {"x": [[0.0, 0.0, 0.0, 0.0, 0.0], [-3.3895313892515355e+38, 0.0, 5.443140246024981e-29, 0.0, 0.0]],
+                "topk": 4, "k": 13.375},
+               ((0.0, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, -1.234375, 0.0)),
+               "a tied minimum (the zero row) makes the batch non-differentiable (check_gradient_finite); in the "
+               "second row ours is [0, -inf, -inf, inf, -inf], the rounded-steps definition's [., -1.5e117, "
+               "-1.5e117, 4.5e117, -1.5e117] rounded to bfloat16, where the exact one-sided gradient is "
+               "[0, 3.1e78, 1.03, -6.3e78, 3.1e78]: ±inf is accepted where either overflows with that sign"),
     Regression("zlpr", "gradient[float64]", {"scores": [[0.0, 616.0, 0.0]], "targets": [[0.25, 0.0, 2.2e-265]]},
                (1.0,),
                "a tiny weight carried as log t loses |log t|·eps ≈ 610 eps of relative accuracy in ∂/∂s "

@@ -693,23 +693,29 @@ class Reference:
 
     @_memoised
     def rounded_vjp(self, args, cotangent, wrt: str, bits: int):
-        """The vector-Jacobian product (as :meth:`vjp`, without error scale) of the definition
-        with every intermediate step rounded to ``bits`` bits, the rounding factors held fixed:
-        the exact gradient of the function that :meth:`rounded` evaluates."""
+        """The vector-Jacobian product of the definition with every intermediate step rounded
+        to ``bits`` bits, the rounding factors held fixed: the exact gradient of the function
+        that :meth:`rounded` evaluates, and its running-error scale there, Σ_j |w_j|·|J_ji|_abs
+        (as in :meth:`vjp`): where a near-tie turned exact makes the chain-rule terms huge, an
+        entry formed by their cancellation (soft_topk's argmin) is known only at that scale."""
         original, args = args, canonical(self.q, args)
         batch, n = self.shapes(args)
         w = np.broadcast_to(np.asarray(cotangent, dtype=np.float64), self.output_shape(args))
         grad = np.empty(batch + (n,), dtype=object)
+        scale = np.zeros(batch + (n,), dtype=np.float64)
         for idx, row, c, xs, factors in self._rounded_rows(args, bits):
             wrow = [w[idx]] if self.q.output == "row" else list(w[idx])
             if c is None:
                 grad[idx] = [mpmath.mpf(0)] * n
                 continue
             with mpmath.workdps(self.dps(row)):
-                g = self._vjp_at(c, xs, wrow, wrt, factors=factors)
-            for i in range(n):
-                grad[idx + (i,)] = g[i]
-        return restore(self.q, original, grad)
+                _, jac, jabs = c.run(xs, with_steps=False, factors=factors)[:3]
+                cols = [k for k, (name, _) in enumerate(c.inputs) if name == wrt]
+                for i, col in enumerate(cols):
+                    grad[idx + (i,)] = sum(_mp(wj) * jac[j][col] for j, wj in enumerate(wrow))
+                    with np.errstate(over="ignore"):  # a scale beyond float64 is inf
+                        scale[idx + (i,)] = float(sum(abs(_mp(wj)) * jabs[j][col] for j, wj in enumerate(wrow)))
+        return restore(self.q, original, grad), restore(self.q, original, scale)
 
     def value(self, **args):
         """Convenience: float64 values (for claims and reports)."""

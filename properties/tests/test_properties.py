@@ -33,16 +33,6 @@ OPEN = {
         "even with the cotangent scaled by 2^-1000: x = [2.8e-40, -1.8e308, -9.7e-74, 6.5e-224, -9.3e-123], "
         "topk = 4, k = 318.67, w = [0, 0, -1.13, 1.54, 0.48] (exact gradient [-17.7, 0, -107.9, 105.2, 20.4]; "
         "one pass multiplies an adjoint by k·span ~ 6e310, beyond any rescaling of the cotangent)",
-    ("soft_topk", "stability[float32]"):
-        "open (issue 2; seed 1): x = [-1.327e15, 2.7e-23, 0, 0, 0], topk = 5, k = 1, w = e1: entries 1-4 tie "
-        "below float64's resolution; ours (computed in float64) matches the rounded-steps definition in entries "
-        "1-4 (±1.8e57, inf in float32; exact ∓6.2e13), but at the argmin it gives 3.1e26 where both the exact "
-        "(1.3e-24) and the rounded-steps (3.7e19) results are far smaller: noise of terms of 1e57, which the "
-        "error bound, scaled by the exact sensitivity, does not allow",
-    ("soft_topk", "stability[bfloat16]"):
-        "open (issue 2; seed 1): a batch with an all-zero row (a tied minimum: check_gradient_finite) and the "
-        "row x = [-3.39e38, 0, 5.4e-29, 0, 0], topk = 4, k = 13.375, w = -1.23·e3: ours [0, -inf, -inf, inf, "
-        "-inf]; ±inf is accepted there only where the one-sided reference gradient overflows with that sign",
 }
 
 

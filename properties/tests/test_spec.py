@@ -101,8 +101,11 @@ def test_reference_rounded_steps():
     args, w = {"x": np.array([-1.0, 2.0 ** -60, 0.0]), "topk": 1, "k": 1.0}, np.array([0.5, 1.0, -2.0])
     exact, g = r.evaluate(args)[0], r.vjp(args, w, "x")[0]
     assert r.rounded(args, 53)[1] == r.rounded(args, 53)[2] and exact[1] != exact[2]
-    assert list(r.rounded(args, 10_000)) == list(exact) and list(r.rounded_vjp(args, w, "x", 10_000)) == list(g)
-    np.testing.assert_allclose([float(v) for v in r.rounded_vjp(args, w, "x", 53)], [float(v) for v in g], rtol=1e-15)
+    assert list(r.rounded(args, 10_000)) == list(exact) and list(r.rounded_vjp(args, w, "x", 10_000)[0]) == list(g)
+    np.testing.assert_allclose([float(v) for v in r.rounded_vjp(args, w, "x", 53)[0]], [float(v) for v in g], rtol=1e-15)
+    # the running-error scale at the rounded point: Σ_j |w_j|·|J_ji|_abs, at least |gradient|
+    scale = r.rounded_vjp(args, w, "x", 53)[1]
+    assert (scale >= np.abs([float(v) for v in g]) * (1 - 1e-12)).all() and scale.max() > 0
 
 
 def test_reference_rejects_nan():
