@@ -32,7 +32,9 @@ OPEN = {
         "open (issue 2; audit --max-examples 300 --seed 1, torch and jax alike): NaN where the adjoints overflow "
         "even with the cotangent scaled by 2^-1000: x = [2.8e-40, -1.8e308, -9.7e-74, 6.5e-224, -9.3e-123], "
         "topk = 4, k = 318.67, w = [0, 0, -1.13, 1.54, 0.48] (exact gradient [-17.7, 0, -107.9, 105.2, 20.4]; "
-        "one pass multiplies an adjoint by k·span ~ 6e310, beyond any rescaling of the cotangent)",
+        "one pass multiplies an adjoint by k·span ~ 6e310, beyond any rescaling of the cotangent); and (seed 2) "
+        "x = [0, 0, 0, 0, -1.14e280], topk = 4, k = 1, w = e3, where the exact gradient itself overflows "
+        "([inf, inf, inf, -inf, 0]) and ours is NaN: a reverse pass carrying a per-row exponent would give both",
 }
 
 
