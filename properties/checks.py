@@ -205,6 +205,12 @@ def _printed(v) -> str:
     return np.array2string(np.asarray(v, dtype=np.float64), precision=17, floatmode="unique")  # print()'s threshold
 
 
+def _as_float(values) -> np.ndarray:
+    """An object array of mpf as float64 (beyond float64's range: ±inf, without a warning)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.vectorize(float, otypes=[np.float64])(values) if np.size(values) else np.zeros(np.shape(values))
+
+
 def _inputs_text(q, args):
     return "; ".join(f"{a.name} = {_fmt(args[a.name]) if isinstance(args[a.name], np.ndarray) else repr(args[a.name])}" for a in q.args)
 
@@ -257,9 +263,7 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         # dtype's precision does not determine the result at this input (the error model is
         # first order; one rounding here moves it by orders of magnitude): a result between
         # the two admissible evaluations is accepted, never NaN, and counted as undetermined.
-        with np.errstate(over="ignore", invalid="ignore"):
-            wf = np.vectorize(float, otypes=[np.float64])(witness) if np.size(witness) else np.zeros(np.shape(witness))
-        if not compare(wf, ref, sens, dtype, n, passes, target.native_half)[0] and \
+        if not compare(_as_float(witness), ref, sens, dtype, n, passes, target.native_half)[0] and \
                 between(got, ref, witness, sens, dtype, n, passes, target.native_half)[0]:
             return Outcome(True, 0.0, allowed, undetermined=True)
     msg = ""
@@ -410,12 +414,10 @@ def check_gradient_finite(target, case):
             return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
         bad = np.isnan(g)
         if np.isinf(g).any():
-            as_float = np.vectorize(float, otypes=[np.float64])
-            ref = as_float(reference_vjp(target, args, w, wrt)[0])
+            ref = _as_float(reference_vjp(target, args, w, wrt)[0])
             overflows = (np.abs(ref) >= top) & (np.sign(ref) == np.sign(g))
             if (np.isinf(g) & ~overflows).any() and Reference(q).has_steps(_reference_args(target, args)):
-                with np.errstate(over="ignore"):  # an mpf beyond float64 is ±inf
-                    wit = as_float(rounded_vjp(target, args, w, wrt, dtype)[0])
+                wit = _as_float(rounded_vjp(target, args, w, wrt, dtype)[0])
                 overflows |= (np.abs(wit) >= top) & (np.sign(wit) == np.sign(g))
             bad |= np.isinf(g) & ~overflows
         if bad.any():
@@ -452,7 +454,7 @@ def _as_canonical(target, args, out, cotangent=None, wrt=None):
     else:
         shifted = reference_vjp(replace(plain, reference_args=target.reference_args), args, cotangent, wrt)[0]
         canonical = reference_vjp(plain, args, cotangent, wrt)[0]
-    return out - np.vectorize(float, otypes=[np.float64])(shifted - canonical)
+    return out - _as_float(shifted - canonical)
 
 
 def _claim_draw(claim):
