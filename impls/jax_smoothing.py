@@ -274,9 +274,10 @@ def soft_topk(x, topk, k=1.0):
     range, or where rounding has turned a near-tie into an exact tie while
     ``k`` times the span of ``x`` is beyond the dtype's range, it can be
     ``±inf``, never NaN: cotangents that overflow with both signs would meet
-    as ``inf - inf``, so the pullback is repeated with the cotangent scaled
-    down (exact by linearity) where the first gives NaN (``_soft_topk``).
-    Reverse mode only (``jax.custom_vjp``: no ``jax.jvp``/``jacfwd``).
+    as ``inf - inf``, so where the pullback gives NaN, its entries come from
+    a second one that carries each cotangent with a per-row binary exponent
+    of its own (``_soft_topk``, ``_soft_topk_vjp_wide``). Reverse mode only
+    (``jax.custom_vjp``: no ``jax.jvp``/``jacfwd``).
 
     Stability: ``x - min(x)`` can overflow (``3e38 - (-3e38)`` in float32)
     and rounds away the differences between entries far from the minimum
@@ -322,37 +323,124 @@ def _soft_topk(xc, topk, k):
     """:func:`_soft_topk_recursion`, with a reverse pass that cannot meet ``inf - inf``.
 
     Near a tie at a span of ``x`` near the dtype's range, the cotangents of the
-    recursion's intermediates overflow with both signs although their sum is
-    finite, and the reverse pass gives NaN. The pullback is linear in the
-    cotangent ``w``, so it is also applied to ``w`` scaled by ``2^-S`` (its row
-    maximum brought to the bottom of the normal range, where nothing
-    overflows) and the result scaled back: ``±inf`` where the product exceeds
-    the range, the true sign where it does not. That result replaces NaN
-    entries of the derivative in ``x`` only. Reverse mode only (``custom_vjp``:
-    no ``jax.jvp``/``jacfwd``).
+    recursion's intermediates overflow with both signs although their sum may
+    be finite, and the reverse pass gives NaN. The pullback is therefore also
+    computed by :func:`_soft_topk_vjp_wide`, which carries every cotangent as
+    a bounded mantissa times ``2^E`` with a per-row exponent ``E`` and rounds
+    to the dtype only at the end: ``±inf`` where the derivative exceeds the
+    range, a finite number where it does not, never NaN. That result replaces
+    NaN entries of the derivative in ``x`` only. Reverse mode only
+    (``custom_vjp``: no ``jax.jvp``/``jacfwd``).
     """
-    return _soft_topk_recursion(xc, topk, k)
+    return _soft_topk_recursion(xc, topk, k)[0]
 
 
 def _soft_topk_fwd(xc, topk, k):
-    return jax.vjp(lambda a, b: _soft_topk_recursion(a, topk, b), xc, k)
+    p, pullback, steps = jax.vjp(lambda a, b: _soft_topk_recursion(a, topk, b), xc, k, has_aux=True)
+    return p, (pullback, xc, k, steps)
 
 
-def _soft_topk_bwd(topk, pullback, w):
+def _soft_topk_bwd(topk, residuals, w):
+    pullback, xc, k, steps = residuals
     gx, gk = pullback(w)
-    bits = 1000 if w.dtype == jnp.float64 else 120  # 2^-bits: near the smallest normal
-    top = jnp.max(jnp.abs(w), axis=-1, keepdims=True)
-    top = jnp.where((top > 0) & jnp.isfinite(top), top, jnp.ones_like(top))
-    scale = jnp.asarray(2.0 ** bits, w.dtype)
-    gx_scaled, _ = pullback(w / top / scale)
-    return jnp.where(jnp.isnan(gx), gx_scaled * top * scale, gx), gk
+    wide = _soft_topk_vjp_wide(xc, k, steps, w)
+    return jnp.where(jnp.isnan(gx), wide, gx), gk
 
 
 _soft_topk.defvjp(_soft_topk_fwd, _soft_topk_bwd)
 
+_NO_EXPONENT = -1e6  # the exponent of an all-zero row: below any other, and 2^it is 0
+
+
+def _times_pow2(m, e, limit):
+    """``m * 2^e`` for integral ``e`` (a float array), clamped to ``|e| <= 2 limit``.
+
+    In two factors of at most ``2^limit`` each, so that neither overflows or
+    is subnormal (XLA flushes those to zero): exact unless the product
+    itself overflows (``±inf``) or underflows.
+    """
+    e = jnp.clip(e, -2 * limit, 2 * limit)
+    half = jnp.floor(e * 0.5)
+    return m * jnp.exp2(half) * jnp.exp2(e - half)
+
+
+def _exponent(v):
+    """``floor(log2 |v|)``, and 0 where ``v`` is 0 or not finite."""
+    ok = (v != 0) & jnp.isfinite(v)
+    return jnp.where(ok, jnp.floor(jnp.log2(jnp.where(ok, jnp.abs(v), 1))), 0).astype(v.dtype)
+
+
+def _normalised(m, e, limit):
+    """``(m', e')`` with ``m' 2^e' == m 2^e`` and each row's largest ``|m'|`` in [1, 2)."""
+    top = _exponent(jnp.max(jnp.abs(m), axis=-1, keepdims=True))
+    nonzero = jnp.any(m != 0, axis=-1, keepdims=True)
+    return _times_pow2(m, -top, limit), jnp.where(nonzero, e + top, _NO_EXPONENT).astype(e.dtype)
+
+
+def _plus(m1, e1, m2, e2, limit):
+    """``m1 2^e1 + m2 2^e2``, normalised; the smaller term is rounded at the larger one's exponent."""
+    e = jnp.maximum(e1, e2)
+    return _normalised(_times_pow2(m1, e1 - e, limit) + _times_pow2(m2, e2 - e, limit), e, limit)
+
+
+def _soft_topk_vjp_wide(xc, k, steps, w):
+    """The derivative of :func:`_soft_topk_recursion` in ``x`` for cotangent ``w``, in an unbounded exponent range.
+
+    The reverse pass of the recursion (``z = 2k c h`` up to a per-row shift,
+    ``q = softmax(z)``, ``p += q``, ``c = 1 - p``, ``h = x/2 - min(x)/2``),
+    pass by pass from the last::
+
+        a_z    = q (a_p - <a_p, q>)     (at q > 1/2: a_p (1 - q) - sum_{j != i} a_p,j q_j)
+        a_x   += k c a_z                (through h's own entry)
+        a_min += -k sum(c a_z)          (frame t = 0), or k sum(p a_z) (frame t = min(x)/2)
+        a_p   -= 2k h a_z               (the cotangent of p before the pass)
+
+    and ``a_min`` shared among the tied minima of ``x`` at the end. The two
+    forms of ``a_min`` are equal as ``sum(a_z) = 0``; each pass uses the
+    forward pass's frame, where its factor (``c`` or ``p``) is small at the
+    entries that dominate ``a_z``. Each cotangent is carried as ``M 2^E``:
+    ``M`` with its row maximum in [1, 2), ``E`` per row (a float array of
+    integers), and ``2k`` and ``h`` are scaled by powers of two, so nothing
+    overflows however large ``k h`` or the cotangents are. The result is
+    rounded to ``xc``'s dtype at the end: ``±inf`` with a definite sign where
+    it exceeds the range, never NaN. ``steps`` holds each pass's
+    ``(q, 1 - q, c, p, shifted)`` from the forward pass.
+    """
+    limit = 1000 if xc.dtype == jnp.float64 else 120  # 2^limit: far inside the normal range
+    lowest = jnp.min(xc, axis=-1, keepdims=True)
+    h = xc * 0.5 - lowest * 0.5
+    eh = _exponent(jnp.max(h, axis=-1, keepdims=True))
+    hn = _times_pow2(h, -eh, limit)  # h = hn 2^eh, |hn| < 2
+    two_k = jnp.asarray(2 * k, xc.dtype)
+    ek = _exponent(two_k)
+    kn = _times_pow2(two_k, -ek, limit)  # 2k = kn 2^ek, 1 <= kn < 2
+    w = w.astype(xc.dtype)
+    mp, ep = _normalised(w, jnp.zeros_like(w[..., :1]), limit)
+    mx, ex = jnp.zeros_like(w), jnp.full_like(ep, _NO_EXPONENT)
+    mm, em = jnp.zeros_like(ep), jnp.full_like(ep, _NO_EXPONENT)
+    for q, q_complement, c, p, shifted in reversed(steps):
+        big = q > 0.5  # at most one per row
+        others = jnp.sum(jnp.where(big, 0, mp * q), axis=-1, keepdims=True)
+        inner = jnp.sum(mp * q, axis=-1, keepdims=True)
+        az = q * jnp.where(big, mp * q_complement - others, mp - inner)  # at exponent ep
+        to_min = jnp.where(shifted, jnp.sum(p * az, axis=-1, keepdims=True), -jnp.sum(c * az, axis=-1, keepdims=True))
+        mx, ex = _plus(mx, ex, kn * c * az, ep + ek - 1, limit)
+        mm, em = _plus(mm, em, kn * to_min, ep + ek - 1, limit)
+        mp, ep = _plus(mp, ep, -(kn * hn) * az, ep + ek + eh, limit)
+    ties = (xc == lowest).astype(xc.dtype)
+    mx, ex = _plus(mx, ex, ties / jnp.sum(ties, axis=-1, keepdims=True) * mm, em, limit)
+    e = _exponent(mx)
+    return _times_pow2(_times_pow2(mx, -e, limit), e + ex, limit)
+
 
 def _soft_topk_recursion(xc, topk, k):
-    """The recursion of :func:`soft_topk` on ``xc`` in its compute dtype."""
+    """The recursion of :func:`soft_topk` on ``xc`` in its compute dtype: ``(p, steps)``.
+
+    ``steps`` holds each pass's ``(q, 1 - q, c, p, shifted)`` (``c = 1 - p``
+    and ``p`` before the pass, ``shifted`` per row: the frame
+    ``t = min(x)/2``) for :func:`_soft_topk_vjp_wide`, without their
+    derivatives.
+    """
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
     # p it would lose everything below eps), y/2 = c h is accurate where p is
@@ -365,6 +453,7 @@ def _soft_topk_recursion(xc, topk, k):
     h = half - half_min
     p = jnp.zeros_like(xc)
     c = jnp.ones_like(xc)
+    steps = []
     for _ in range(topk):
         chosen = p >= 0.5
         shifted = jnp.where(chosen, half_min + c * h, half - p * h)  # t = min(x)/2
@@ -372,7 +461,8 @@ def _soft_topk_recursion(xc, topk, k):
         frame = jax.lax.stop_gradient(unshifted)
         top_chosen = jnp.max(jnp.where(chosen, frame, -jnp.inf), axis=-1, keepdims=True)
         top_other = jnp.max(jnp.where(chosen, -jnp.inf, frame), axis=-1, keepdims=True)
-        y = jnp.where(top_chosen >= top_other, unshifted, shifted)
+        frame_shifted = top_chosen < top_other
+        y = jnp.where(frame_shifted, shifted, unshifted)
         q, q_complement = _softmax_and_complement(y, 2 * k)
         # An exactly one-hot q has an exactly zero Jacobian; stopping its
         # gradient there changes no derivative but keeps an overflowing
@@ -382,6 +472,7 @@ def _soft_topk_recursion(xc, topk, k):
         q = jnp.where(one_hot, jax.lax.stop_gradient(q), q)
         q_complement = jnp.where(one_hot, jax.lax.stop_gradient(q_complement), q_complement)
         # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
+        steps.append((q, q_complement, c, p, frame_shifted))
         c = jnp.where(q > 0.5, q_complement - p, c - q)
         p = p + q
-    return p
+    return p, steps

@@ -266,9 +266,10 @@ def soft_topk(x: torch.Tensor, topk: int, k=1.0) -> torch.Tensor:
     rounding has turned a near-tie into an exact tie while ``k`` times the
     span of ``x`` is beyond the dtype's range, it can be ``±inf``, never NaN:
     adjoints that overflow with both signs would meet as ``inf - inf``, so
-    the backward pass is repeated with the cotangent scaled down (exact by
-    linearity) where the first gives NaN (``_SoftTopk``). First-order only,
-    and not under ``torch.func`` transforms.
+    where the backward pass gives NaN, its entries come from a second one
+    that carries each adjoint with a per-row binary exponent of its own
+    (``_SoftTopk``, ``_soft_topk_vjp_wide``). First-order only, and not
+    under ``torch.func`` transforms.
 
     Stability: ``x - min(x)`` can overflow (``3e38 - (-3e38)`` in float32)
     and rounds away the differences between entries far from the minimum
@@ -316,41 +317,127 @@ class _SoftTopk(torch.autograd.Function):
     """:func:`_soft_topk` with a backward pass that cannot meet ``inf - inf``.
 
     Near a tie at a span of ``x`` near the dtype's range, the adjoints of the
-    recursion's intermediates overflow with both signs although their sum is
-    finite, and the reverse pass gives NaN. The backward pass is linear in the
-    cotangent ``w``, so it is also run with ``w`` scaled by ``2^-S`` (its row
-    maximum brought to the bottom of the normal range, where nothing
-    overflows) and scaled back: ``±inf`` where the product exceeds the range,
-    the true sign where it does not. That result replaces NaN entries only.
-    Both passes always run (no data-dependent branch, no device
-    synchronisation). First-order only (``once_differentiable``); a tensor
-    ``k`` that requires grad gets its gradient from the unscaled pass.
+    recursion's intermediates overflow with both signs although their sum may
+    be finite, and the reverse pass gives NaN. The backward pass is therefore
+    also run by :func:`_soft_topk_vjp_wide`, which carries every adjoint as a
+    bounded mantissa times ``2^E`` with a per-row exponent ``E`` and rounds
+    to the dtype only at the end: ``±inf`` where the gradient exceeds the
+    range, a finite number where it does not, never NaN. That result replaces
+    NaN entries only. Both passes always run (no data-dependent branch, no
+    device synchronisation). First-order only (``once_differentiable``); a
+    tensor ``k`` that requires grad gets its gradient from the first pass.
     """
 
     @staticmethod
     def forward(ctx, xc, topk, k):
+        steps = []
         with torch.enable_grad():
             xd = xc.detach().requires_grad_(True)
             kd = k.detach().requires_grad_(True) if torch.is_tensor(k) and k.requires_grad else None
-            p = _soft_topk(xd, topk, k if kd is None else kd)
-        ctx.graph = (xd, kd, p)
+            p = _soft_topk(xd, topk, k if kd is None else kd, steps)
+        ctx.graph = (xd, kd, p, k, steps)
         return p.detach()
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, w):
-        xd, kd, p = ctx.graph
-        g, *gk = torch.autograd.grad(p, [xd] + ([] if kd is None else [kd]), w, retain_graph=True)
-        bits = 1000 if w.dtype == torch.float64 else 120  # 2^-bits: near the smallest normal
-        top = w.abs().amax(dim=-1, keepdim=True)
-        top = torch.where((top > 0) & torch.isfinite(top), top, torch.ones_like(top))
-        scale = torch.tensor(2.0 ** bits, dtype=w.dtype, device=w.device)
-        (g_scaled,) = torch.autograd.grad(p, xd, w / top / scale, retain_graph=True)  # freed with ctx
-        return torch.where(torch.isnan(g), g_scaled * top * scale, g), None, (gk[0] if gk else None)
+        xd, kd, p, k, steps = ctx.graph
+        g, *gk = torch.autograd.grad(p, [xd] + ([] if kd is None else [kd]), w, retain_graph=True)  # freed with ctx
+        wide = _soft_topk_vjp_wide(xd.detach(), k, steps, w)
+        return torch.where(torch.isnan(g), wide, g), None, (gk[0] if gk else None)
 
 
-def _soft_topk(xc, topk, k):
-    """The recursion of :func:`soft_topk` on ``xc`` in its compute dtype."""
+_NO_EXPONENT = -1e6  # the exponent of an all-zero row: below any other, and 2^it is 0
+
+
+def _times_pow2(m, e, limit):
+    """``m * 2^e`` for integral ``e`` (a float tensor), clamped to ``|e| <= 2 limit``.
+
+    In two factors of at most ``2^limit`` each, so that neither overflows or
+    is subnormal (some backends flush those to zero): exact unless the product
+    itself overflows (``±inf``) or underflows.
+    """
+    e = e.clamp(-2 * limit, 2 * limit)
+    half = torch.floor(e * 0.5)
+    return m * torch.exp2(half) * torch.exp2(e - half)
+
+
+def _exponent(v):
+    """``floor(log2 |v|)``, and 0 where ``v`` is 0 or not finite."""
+    ok = (v != 0) & torch.isfinite(v)
+    return torch.where(ok, torch.floor(torch.log2(torch.where(ok, v.abs(), torch.ones_like(v)))), torch.zeros_like(v))
+
+
+def _normalised(m, e, limit):
+    """``(m', e')`` with ``m' 2^e' == m 2^e`` and each row's largest ``|m'|`` in [1, 2)."""
+    top = _exponent(m.abs().amax(dim=-1, keepdim=True))
+    nonzero = (m != 0).any(dim=-1, keepdim=True)
+    return _times_pow2(m, -top, limit), torch.where(nonzero, e + top, torch.full_like(e, _NO_EXPONENT))
+
+
+def _plus(m1, e1, m2, e2, limit):
+    """``m1 2^e1 + m2 2^e2``, normalised; the smaller term is rounded at the larger one's exponent."""
+    e = torch.maximum(e1, e2)
+    return _normalised(_times_pow2(m1, e1 - e, limit) + _times_pow2(m2, e2 - e, limit), e, limit)
+
+
+def _soft_topk_vjp_wide(xc, k, steps, w):
+    """The gradient of :func:`_soft_topk` in ``x`` for cotangent ``w``, in an unbounded exponent range.
+
+    The reverse pass of the recursion (``z = 2k c h`` up to a per-row shift,
+    ``q = softmax(z)``, ``p += q``, ``c = 1 - p``, ``h = x/2 - min(x)/2``),
+    pass by pass from the last::
+
+        a_z    = q (a_p - <a_p, q>)     (at q > 1/2: a_p (1 - q) - sum_{j != i} a_p,j q_j)
+        a_x   += k c a_z                (through h's own entry)
+        a_min += -k sum(c a_z)          (frame t = 0), or k sum(p a_z) (frame t = min(x)/2)
+        a_p   -= 2k h a_z               (the adjoint of p before the pass)
+
+    and ``a_min`` shared among the tied minima of ``x`` at the end. The two
+    forms of ``a_min`` are equal as ``sum(a_z) = 0``; each pass uses the
+    forward pass's frame, where its factor (``c`` or ``p``) is small at the
+    entries that dominate ``a_z``. Each adjoint is carried as ``M 2^E``:
+    ``M`` with its row maximum in [1, 2), ``E`` per row (a float tensor of
+    integers), and ``2k`` and ``h`` are scaled by powers of two, so nothing
+    overflows however large ``k h`` or the adjoints are. The result is
+    rounded to ``xc``'s dtype at the end: ``±inf`` with a definite sign where
+    it exceeds the range, never NaN. ``steps`` holds each pass's
+    ``(q, 1 - q, c, p, shifted)`` from the forward pass.
+    """
+    limit = 1000 if xc.dtype == torch.float64 else 120  # 2^limit: far inside the normal range
+    lowest = torch.amin(xc, dim=-1, keepdim=True)
+    h = xc * 0.5 - lowest * 0.5
+    eh = _exponent(h.amax(dim=-1, keepdim=True))
+    hn = _times_pow2(h, -eh, limit)  # h = hn 2^eh, |hn| < 2
+    two_k = torch.as_tensor(2 * k, dtype=xc.dtype, device=xc.device).detach()
+    ek = _exponent(two_k)
+    kn = _times_pow2(two_k, -ek, limit)  # 2k = kn 2^ek, 1 <= kn < 2
+    mp, ep = _normalised(w, torch.zeros_like(w[..., :1]), limit)
+    mx, ex = torch.zeros_like(w), torch.full_like(ep, _NO_EXPONENT)
+    mm, em = torch.zeros_like(ep), torch.full_like(ep, _NO_EXPONENT)
+    for q, q_complement, c, p, shifted in reversed(steps):
+        big = q > 0.5  # at most one per row
+        others = torch.where(big, torch.zeros_like(q), mp * q).sum(dim=-1, keepdim=True)
+        inner = (mp * q).sum(dim=-1, keepdim=True)
+        az = q * torch.where(big, mp * q_complement - others, mp - inner)  # at exponent ep
+        to_min = torch.where(shifted, (p * az).sum(dim=-1, keepdim=True), -(c * az).sum(dim=-1, keepdim=True))
+        mx, ex = _plus(mx, ex, kn * c * az, ep + ek - 1, limit)
+        mm, em = _plus(mm, em, kn * to_min, ep + ek - 1, limit)
+        mp, ep = _plus(mp, ep, -(kn * hn) * az, ep + ek + eh, limit)
+    ties = (xc == lowest).to(xc.dtype)
+    mx, ex = _plus(mx, ex, ties / ties.sum(dim=-1, keepdim=True) * mm, em, limit)
+    e = _exponent(mx)
+    return _times_pow2(_times_pow2(mx, -e, limit), e + ex, limit)
+
+
+def _soft_topk(xc, topk, k, steps=None):
+    """The recursion of :func:`soft_topk` on ``xc`` in its compute dtype.
+
+    When a list ``steps`` is given, each pass appends ``(q, 1 - q, c, p,
+    shifted)`` (detached; ``c = 1 - p`` and ``p`` before the pass,
+    ``shifted`` per row: the frame ``t = min(x)/2``) for
+    :func:`_soft_topk_vjp_wide`.
+    """
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
     # p it would lose everything below eps), y/2 = c h is accurate where p is
@@ -370,7 +457,8 @@ def _soft_topk(xc, topk, k):
         with torch.no_grad():
             top_chosen = torch.where(chosen, unshifted, -math.inf).amax(dim=-1, keepdim=True)
             top_other = torch.where(chosen, -math.inf, unshifted).amax(dim=-1, keepdim=True)
-        y = torch.where(top_chosen >= top_other, unshifted, shifted)
+        frame_shifted = top_chosen < top_other
+        y = torch.where(frame_shifted, shifted, unshifted)
         q, q_complement = _softmax_and_complement(y, 2 * k)
         # An exactly one-hot q has an exactly zero Jacobian; detaching it there
         # changes no gradient but keeps an overflowing adjoint (k h is huge
@@ -378,6 +466,8 @@ def _soft_topk(xc, topk, k):
         one_hot = (q > 0).sum(dim=-1, keepdim=True) == 1
         q = torch.where(one_hot, q.detach(), q)
         q_complement = torch.where(one_hot, q_complement.detach(), q_complement)
+        if steps is not None:
+            steps.append((q.detach(), q_complement.detach(), c.detach(), p.detach(), frame_shifted))
         # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
         c = torch.where(q > 0.5, q_complement - p, c - q)
         p = p + q

@@ -234,8 +234,9 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
     → (ref, sens)); where the definition has intermediate steps, that of the definition with
     every step rounded to the dtype (``rounded()`` → ref), within the same tolerance; and where
     that witness and the exact reference disagree beyond the tolerance themselves, any result
-    between the two (``Outcome.undetermined``).  These run only after a failure; NaN fails
-    every comparison."""
+    between the two, for a gradient any within the chain-rule scale that bounds both
+    (``Outcome.undetermined``, :func:`properties.dtypes.between`).  These run only after a
+    failure; NaN fails every comparison."""
     passes = target.quantity.passes_of(args)
     ok, ulps, allowed, worst = compare(got, ref, sens, dtype, n, passes, target.native_half)
     if not ok and reference_at is not None and (fargs := flushed(args, dtype)) is not None:
@@ -250,10 +251,11 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         # turned exact, where the gradient spikes).  The definition evaluated with each step rounded
         # to nearest is one such admissible evaluation: a result that matches it (within the bound at
         # its own point, for a gradient: the chain-rule terms there can be far larger) is backward stable.
-        witness = rounded()
+        witness, bound = rounded(), None
         if isinstance(witness, tuple):  # a gradient: with its running-error scale at the rounded point
-            witness, wsens = witness  # terms beyond float64 (inf) go to the undetermined rule below
-            wsens = np.maximum(np.asarray(sens, dtype=np.float64), np.minimum(wsens, np.finfo(np.float64).max))
+            witness, wscale = witness  # terms beyond float64 (inf) go to the undetermined rule below
+            bound = np.maximum(np.asarray(sens, dtype=np.float64), wscale)
+            wsens = np.maximum(np.asarray(sens, dtype=np.float64), np.minimum(wscale, np.finfo(np.float64).max))
         else:
             wsens = sens
         rok, rulps, rallowed, _ = compare(got, witness, wsens, dtype, n, passes, target.native_half)
@@ -262,9 +264,11 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         # Where the exact result and the witness themselves disagree beyond the tolerance, the
         # dtype's precision does not determine the result at this input (the error model is
         # first order; one rounding here moves it by orders of magnitude): a result between
-        # the two admissible evaluations is accepted, never NaN, and counted as undetermined.
+        # the two admissible evaluations is accepted, a gradient anywhere within the scale of
+        # the chain-rule terms that bounds both (dtypes.between), never NaN, and counted as
+        # undetermined.
         if not compare(_as_float(witness), ref, sens, dtype, n, passes, target.native_half)[0] and \
-                between(got, ref, witness, sens, dtype, n, passes, target.native_half)[0]:
+                between(got, ref, witness, sens, dtype, n, passes, target.native_half, bound=bound)[0]:
             return Outcome(True, 0.0, allowed, undetermined=True)
     msg = ""
     if not ok:

@@ -164,7 +164,7 @@ def compare(got, ref, scale, dtype: str, n: int, passes: int = 1, native: bool =
     return ok, worst[1], worst[2], worst[3]
 
 
-def between(got, ref, other, scale, dtype: str, n: int, passes: int = 1, native: bool = False):
+def between(got, ref, other, scale, dtype: str, n: int, passes: int = 1, native: bool = False, bound=None):
     """Whether each entry of ``got`` lies between ``ref`` and ``other`` (two object arrays of
     mpf: two admissible evaluations of the same quantity), or within :func:`compare`'s bound
     of either; NaN never passes.  Used only where the two evaluations disagree beyond that
@@ -175,16 +175,27 @@ def between(got, ref, other, scale, dtype: str, n: int, passes: int = 1, native:
     exact 127.5, the definition with its steps rounded to nearest -inf, ours +inf), and any
     result but NaN is accepted there.
 
+    ``bound`` (float64, ``inf`` beyond the range), for a gradient: the larger running-error
+    scale Σ_j |w_j|·|J_ji|_abs of the two evaluations, which bounds both of them.  Any result
+    within ±bound (rounded to the dtype) is accepted too: where a rounding turns a near-tie
+    exact, the intermediates that the next passes multiply by a huge factor hold what is left
+    of a cancellation (soft_topk's 1 - p, 1e-16 or 0 by the order of a sum), and every
+    evaluation in the dtype gets a gradient of the size of those terms, in no particular
+    direction.
+
     Returns (ok, the first entry that is outside, or None)."""
     got = np.asarray(got, dtype=np.float64)
     ref, other = np.asarray(ref, dtype=object), np.asarray(other, dtype=object)
     scale = np.asarray(scale, dtype=np.float64)
     if got.shape != ref.shape:
         return False, f"shape {got.shape}, expected {ref.shape}"
+    bound = None if bound is None else np.broadcast_to(np.asarray(bound, dtype=np.float64), got.shape)
     for idx in np.ndindex(*got.shape):
         g = float(got[idx])
         if math.isnan(g):
             return False, idx
+        if bound is not None and abs(g) <= float(round_to(float(bound[idx]), dtype)):
+            continue
         ends = []
         for r in (ref[idx], other[idx]):
             if compare(got[idx], r, scale[idx], dtype, n, passes, native)[0]:

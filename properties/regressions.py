@@ -60,12 +60,45 @@ REGRESSIONS = [
                         -5.232663271283324e197, 2.8123372120761224e-40], "topk": topk, "k": 4.090140519286891},
                  (-1.3231715778290862, 0.8694820397497964, -1.307070585184622, 0.0, 0.0),
                  f"as the row above, topk = {topk}: adjoints ~1e395 of both signs overflowed and met as inf − inf, "
-                 "a NaN gradient (fixed: the reverse pass is repeated with the cotangent scaled by 2^-1000, "
-                 "which is exact by linearity, and replaces NaN entries)") for topk in (4, 5)),
+                 "a NaN gradient (fixed: where the reverse pass gives NaN, a second one carrying a per-row "
+                 "exponent gives the entries)") for topk in (4, 5)),
     Regression("soft_topk", "stability[float64]", {"x": [0.0, 3.28e155, 3.28e155], "topk": 3, "k": 1.0},
                (0.0, 0.0, 1.0),
                "the gradient itself overflows (reference [0, −inf, +inf]); the first pass's softmax backward "
-               "formed Σ q·g of g = [0, −inf, +inf] as inf − inf = NaN (fixed: the scaled reverse pass)"),
+               "formed Σ q·g of g = [0, −inf, +inf] as inf − inf = NaN (fixed: the per-row-exponent reverse pass)"),
+    Regression("soft_topk", "stability[float64]", {"x": [0.0, 0.0, 0.0, 0.0, -1.14e280], "topk": 4, "k": 1.0},
+               (0.0, 0.0, 0.0, 1.0, 0.0),
+               "four tied maxima at a span of 1.1e280 (audit --seed 2, 300 examples): the exact gradient itself "
+               "overflows ([inf, inf, inf, −inf, 0]); ours was NaN even with the cotangent scaled by 2^-1000 "
+               "(fixed: the reverse pass carries a per-row exponent)"),
+    Regression("soft_topk", "stability[float64]",
+               {"x": [2.8123372120761224e-40, -1.7976931348623157e+308, -9.70336491846808e-74,
+                      6.464014607124793e-224, -9.326410657995479e-123], "topk": 4, "k": 318.66582572354196},
+               (0.0, 0.0, -1.1320525036947326, 1.5420279860039594, 0.4776834338598408),
+               "entries 0, 2, 3, 4 tie in float64 at a span of 1.8e308 (audit --seed 1, 300 examples): one pass "
+               "multiplies an adjoint by k·span ≈ 6e310, so ours was NaN even with the cotangent scaled by "
+               "2^-1000; exact [-17.7, 0, -107.9, 105.2, 20.4], the rounded-steps definition ~1e600: not "
+               "determined by float64 (fixed: the reverse pass carries a per-row exponent, ±inf)"),
+    Regression("soft_topk", "stability[float64]",
+               {"x": [1.938716671718322e+80, 1.6297743100738157e-223, 0.0, -2.184220844293461e+16,
+                      -1.7976931348623157e+308], "topk": 5, "k": 1.0},
+               (1.8052524802429533, -0.5325647572550636, -0.14488287557034196, -1.8889306918351751, 0.0),
+               "entries 1 and 2 tie in float64 at a span of 1.8e308 (audit --seed 1, 300 examples, torch and jax): "
+               "a NaN gradient from adjoints beyond any cotangent scaling (fixed: the per-row-exponent reverse "
+               "pass gives [0, -inf, +inf, 0, 0]; exact [0, -0.097, 0.097, 0, 0]: not determined by float64)"),
+    *(Regression("soft_topk", "stability[float64]", {"x": x, "topk": 5, "k": 1.0}, w,
+                 f"entries 0-2 tie in float64 at a span of {span} ({audit}): after three passes of 1/3 each, "
+                 "1 - p is what is left of a cancellation (1.1e-16 in ours, another in the definition with "
+                 "its steps rounded), and the span multiplies it into the next pass's logits: ours "
+                 f"{ours}, exact {exact}, rounded-steps {witness}; accepted within the chain-rule scale "
+                 f"({scale}) that bounds both, as undetermined (properties/dtypes.py between)")
+      for x, w, span, audit, ours, exact, witness, scale in (
+          ([4.133964212907935e-243, 1.455465755532612e-77, -9.557432847130611e-36, -1.221309143113449e+16,
+            2.2704378213620064e+16], (1.6954490036792187, 0.9312514160778353, 0.0, 1.9999955109615204,
+                                      0.38162740118827765),
+           "3.5e16", "audit --seed 1, 300 examples, torch and jax", "-1.6e46", "4.5e30", "-1.1e46", "2.1e47"),
+          ([0.0, 0.0, 3.824671485846626e-25, -3005413348249142.0, 289290534693896.0], (0.0, 0.0, 1.0, 0.0, 0.0),
+           "3.3e15", "audit --seed 2, 300 examples, jax", "-1.5e44", "-2.2e14", "-1.3e44", "9.9e44"))),
     Regression("soft_topk", "stability[float64]",
                {"x": [-1.2e-198, -1.05e281, -3.6e16, -5.6e-154], "topk": 4, "k": 367.0}, (1.39, 0.0, 0.0, 0.0),
                "entries 0 and 3 a near-tie at a span of 1e281: the exact gradient is ±127.5, the definition with "

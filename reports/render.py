@@ -32,7 +32,8 @@ BAD_CLAIM_STATUSES = ("refuted", "failed")
 CONTRACT_NOTE = "Contract checks are informational: they do not affect the exit status."
 UNDETERMINED_NOTE = ("\"undetermined\": examples where the exact result and the definition with each step rounded "
                      "to the dtype disagree beyond the tolerance (the dtype's precision does not determine the "
-                     "result there); a result between the two, never NaN, is accepted, and left out of the ULPs.")
+                     "result there); a result between the two (a gradient: within the scale of its chain-rule terms, "
+                     "which bounds both), never NaN, is accepted, and left out of the ULPs.")
 DASH = "–"
 
 

@@ -65,6 +65,12 @@ def test_an_undetermined_result_is_accepted_only_between_the_two_evaluations():
     assert ok(float("inf"), 1.0, 1e39, "float32") and not ok(float("nan"), 127.5, "-1e400")
     # both beyond the range: between them still
     assert ok(float("inf"), "1e400", "1e500") and not ok(float("-inf"), "1e400", "1e500")
+    # a gradient: anywhere within the chain-rule scale that bounds both (soft_topk, audit seed 1:
+    # exact 4.5e30, rounded-steps -1.1e46 at a scale of 2.1e47, ours -1.6e46), never beyond it
+    ref, other = np.array([mpmath.mpf("4.5e30")], dtype=object), np.array([mpmath.mpf("-1.1e46")], dtype=object)
+    for got, accepted in ((-1.6e46, True), (2e47, True), (-3e47, False), (float("inf"), False), (float("nan"), False)):
+        assert between(np.array([got]), ref, other, np.zeros(1), "float64", n=5, bound=np.array([2.1e47]))[0] == accepted
+    assert between(np.array([-np.inf]), ref, other, np.zeros(1), "float64", n=5, bound=np.array([np.inf]))[0]
 
 
 @pytest.mark.parametrize("fw", ["torch", "jax"])

@@ -23,19 +23,11 @@ from properties.engine import make_settings, run_property
 #: The box quantities' claim:translation failed on draws off the dyadic grid (the shifted boxes rounded):
 #: the claim regime now draws related boxes on the grid, where our code is exactly translation invariant.
 #: soft_topk's gradient at near-ties amplified by a span near the dtype's range (NaN from adjoints that
-#: overflow with both signs, and results that no fixed precision determines): the reverse pass is repeated
-#: with a scaled cotangent where the first gives NaN, and properties/checks.py accepts a result between
-#: the exact and the rounded-steps evaluations where those two disagree (counted as undetermined in the
-#: record); what is left of it is below.
-OPEN = {
-    ("soft_topk", "stability[float64]"):
-        "open (issue 2; audit --max-examples 300 --seed 1, torch and jax alike): NaN where the adjoints overflow "
-        "even with the cotangent scaled by 2^-1000: x = [2.8e-40, -1.8e308, -9.7e-74, 6.5e-224, -9.3e-123], "
-        "topk = 4, k = 318.67, w = [0, 0, -1.13, 1.54, 0.48] (exact gradient [-17.7, 0, -107.9, 105.2, 20.4]; "
-        "one pass multiplies an adjoint by k·span ~ 6e310, beyond any rescaling of the cotangent); and (seed 2) "
-        "x = [0, 0, 0, 0, -1.14e280], topk = 4, k = 1, w = e3, where the exact gradient itself overflows "
-        "([inf, inf, inf, -inf, 0]) and ours is NaN: a reverse pass carrying a per-row exponent would give both",
-}
+#: overflow with both signs, and results that no fixed precision determines): where the reverse pass gives
+#: NaN, a second one carrying a per-row exponent gives the entries, and properties/checks.py accepts a result
+#: between the exact and the rounded-steps evaluations where those two disagree (counted as undetermined in
+#: the record).
+OPEN: dict = {}
 
 
 def _params():
