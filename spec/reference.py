@@ -163,9 +163,6 @@ class Compiled:
                 out = [acc + a * abs(d) for acc, d in zip(out, D[st.symbol][:m])]
         return out
 
-    def jacobian_abs(self, xs):
-        return self.run(xs, with_steps=False)[2]
-
 
 def _flat_symbols(q: Quantity, d):
     flat, names = [], []
@@ -551,9 +548,14 @@ class Reference:
             return vals, jac, steps
 
     def _vjp_at(self, c, xs, w, wrt, perturb=None, factors=None):
-        jac = c.run(xs, with_steps=False, perturb=perturb, factors=factors)[1]
+        return self._vjp_and_scale_at(c, xs, w, wrt, perturb, factors)[0]
+
+    def _vjp_and_scale_at(self, c, xs, w, wrt, perturb=None, factors=None):
+        """Σ_j w_j·J_ji and the running-error scale Σ_j |w_j|·|J_ji|_abs, for each entry i of ``wrt``."""
+        jac, jabs = c.run(xs, with_steps=False, perturb=perturb, factors=factors)[1:3]
         cols = [k for k, (name, _) in enumerate(c.inputs) if name == wrt]
-        return [sum(_mp(wj) * jac[j][col] for j, wj in enumerate(w)) for col in cols]
+        return ([sum(_mp(wj) * jac[j][col] for j, wj in enumerate(w)) for col in cols],
+                [sum(abs(_mp(wj)) * jabs[j][col] for j, wj in enumerate(w)) for col in cols])
 
     # -- public -------------------------------------------------------------
     @_memoised
@@ -625,10 +627,8 @@ class Reference:
             with mpmath.workdps(dps):
                 step = mpmath.mpf(10) ** (-(dps // 2))
                 xs = self._flat(c, row)
-                g0 = self._vjp_at(c, xs, wrow, wrt)
-                jabs = c.jacobian_abs(xs)
+                g0, total = self._vjp_and_scale_at(c, xs, wrow, wrt)
                 cols = [k for k, (name, _) in enumerate(c.inputs) if name == wrt]
-                total = [sum(abs(_mp(wj)) * jabs[j][col] for j, wj in enumerate(wrow)) for col in cols]
                 for k, v in enumerate(xs):
                     if v == _MASKED or v == 0:
                         continue
@@ -709,12 +709,11 @@ class Reference:
                 grad[idx] = [mpmath.mpf(0)] * n
                 continue
             with mpmath.workdps(self.dps(row)):
-                _, jac, jabs = c.run(xs, with_steps=False, factors=factors)[:3]
-                cols = [k for k, (name, _) in enumerate(c.inputs) if name == wrt]
-                for i, col in enumerate(cols):
-                    grad[idx + (i,)] = sum(_mp(wj) * jac[j][col] for j, wj in enumerate(wrow))
-                    with np.errstate(over="ignore"):  # a scale beyond float64 is inf
-                        scale[idx + (i,)] = float(sum(abs(_mp(wj)) * jabs[j][col] for j, wj in enumerate(wrow)))
+                g, total = self._vjp_and_scale_at(c, xs, wrow, wrt, factors=factors)
+            for i in range(n):
+                grad[idx + (i,)] = g[i]
+                with np.errstate(over="ignore"):  # a scale beyond float64 is inf
+                    scale[idx + (i,)] = float(total[i])
         return restore(self.q, original, grad), restore(self.q, original, scale)
 
     def value(self, **args):
