@@ -18,6 +18,10 @@ CONSTRAINTS = ("-c", "constraints.txt")
 def install(session, extras):
     session.install("--upgrade", "pip")
     session.install(*CONSTRAINTS, f".[{extras}]")
+    # compiled definitions and jax programs (spec/cache.py) in the session's own folder: a fresh
+    # clone (CI) starts cold, and what one process derives its xdist siblings and later runs reuse
+    if "LOSSCHECK_CACHE" not in os.environ:
+        session.env["LOSSCHECK_CACHE"] = os.path.join(session.virtualenv.location, "losscheck-cache")
 
 
 @nox.session(python=PYTHON)
@@ -55,11 +59,12 @@ def thirdparty(session):
 
 @nox.session(python=PYTHON)
 def bench(session):
-    """Side-by-side benchmarks (pytest-benchmark, ratios ours / fastest peer); `-- asv` also runs asv --quick."""
+    """Side-by-side benchmarks (pytest-benchmark, ratios ours / fastest peer) and the engine's own speed
+    (asv_benchmarks/engine.py); `-- asv` also runs asv --quick."""
     install(session, "torch,jax,bench,dev")
     session.env["LOSSCHECK_BENCH"] = "1"
     os.makedirs("reports/out", exist_ok=True)
-    session.run("pytest", "properties/tests/test_bench.py", "--benchmark-only",
+    session.run("pytest", "properties/tests/test_bench.py", "properties/tests/test_bench_engine.py", "--benchmark-only",
                 "--benchmark-json", "reports/out/benchmarks.json", "-q")
     session.run("python", "-m", "asv_benchmarks.ratios", "reports/out/benchmarks.json")
     if "asv" in session.posargs:

@@ -104,10 +104,14 @@ def _softmax_and_complement(y, k):
     exponentials over the sum of all, instead of the cancelling ``1 - q``.
     No masking.
     """
-    z, m, _ = _exponents(y, k)
+    z, _, _ = _exponents(y, k)
     e = jnp.exp(z)
     s = jnp.sum(e, axis=-1, keepdims=True)
-    others = jnp.sum(jnp.where(y == m, 0.0, e), axis=-1, keepdims=True)
+    # the maximal entry by index, not by y == max(y): under jax.jit XLA may evaluate y
+    # once for the max and again (contracted into an FMA) for the comparison, which then
+    # matches no entry and counts the maximum among the others (soft_topk gave 2.13)
+    top = jnp.argmax(y, axis=-1, keepdims=True)
+    others = jnp.sum(jnp.where(jnp.arange(y.shape[-1]) == top, 0.0, e), axis=-1, keepdims=True)
     q = e / s
     return q, jnp.where(q > 0.5, others / s, 1 - q)
 

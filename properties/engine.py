@@ -5,11 +5,12 @@ entry points and the report all call it.
 
 from __future__ import annotations
 
+import functools
 import math
-import sys
+import pickle
 import time
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hseed
@@ -25,6 +26,14 @@ from .regressions import cases as regression_cases
 
 #: health checks that only say the reference is slow or the arrays are big
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.differing_executors]
+
+
+#: seconds a failing property may spend shrinking its counterexample (``audit --shrink-time``); after
+#: that the smallest failing example found so far is reported, marked as not fully shrunk
+SHRINK_SECONDS = 20.0
+#: calls to the target a failing property may spend shrinking, per example of its budget: with
+#: ``--max-examples 5`` a shrink makes at most 50 calls (Hypothesis alone made 104–493)
+SHRINK_CALLS_PER_EXAMPLE = 10
 
 
 def make_settings(max_examples=None, seed=None, derandomize=None, shrink=True):
@@ -55,34 +64,94 @@ class _Skipped(_Failed):
     """The property does not apply to this target (see Outcome.skipped)."""
 
 
-def run_property(prop: Property, target: Target, settings=None, seed=None) -> dict:
-    """Run one property; return its result record (see reports.render for the schema)."""
+@dataclass
+class _Run:
+    """What one property's run has done so far: the examples checked, the calls made to the
+    target, and — once a case fails — the shrink's budget.  When the budget is spent the run
+    *freezes*: a case seen failing fails again from its stored outcome (Hypothesis replays the
+    smallest one last), any other case passes without calling the target, so Hypothesis's
+    shrinker ends at once on the smallest failure found so far."""
+
+    shrink_seconds: float
+    shrink_calls: int
+    examples: int = 0
+    calls: int = 0
+    undetermined: int = 0
+    max_ulps: float = 0.0
+    allowed: float = 0.0
+    last: Outcome | None = None
+    failed_at: float | None = None  # perf_counter of the first failure
+    calls_at_failure: int = 0
+    frozen: str = ""  # why shrinking stopped early: "" (it did not), "time" or "calls"
+    failures: dict = field(default_factory=dict)  # case key -> its failing Outcome
+
+    def budget_spent(self) -> str:
+        if self.failed_at is None or self.frozen:
+            return self.frozen
+        if time.perf_counter() - self.failed_at > self.shrink_seconds:
+            self.frozen = "time"
+        elif self.calls - self.calls_at_failure >= self.shrink_calls:
+            self.frozen = "calls"
+        return self.frozen
+
+
+def _case_key(case) -> bytes:
+    return pickle.dumps(case, protocol=4)
+
+
+def run_property(prop: Property, target: Target, settings=None, seed=None, *, observer=None,
+                 shrink_seconds: float = SHRINK_SECONDS, shrink_calls: int | None = None) -> dict:
+    """Run one property; return its result record (see reports.render for the schema).
+
+    A failing property shrinks its counterexample for at most ``shrink_seconds`` and
+    ``shrink_calls`` calls of the target (default ``SHRINK_CALLS_PER_EXAMPLE`` × the example
+    budget); the record's ``calls`` counts every call made, ``shrunk`` says whether the
+    counterexample is fully shrunk ("full"), cut by a budget ("time", "calls") or not shrunk
+    ("off").  ``observer`` (see :class:`Observer`) is told of every example checked."""
     settings = settings or make_settings()[0]
+    observer = observer or Observer()
     t0 = time.perf_counter()
     if prop.draw is None:
+        observer.property_started(prop.name, 1)
         try:
             out = prop.check(target, None)
         except Exception as e:
             out = Outcome(False, math.inf, message=f"raised {describe_exception(e)}")
-        return _record(prop, "skipped" if out.skipped else "holds" if out.ok else "fails", out, 1, t0)
+        rec = _record(prop, "skipped" if out.skipped else "holds" if out.ok else "fails", out, 1, t0)
+        rec["calls"] = 1
+        return rec
 
-    state = {"examples": 0, "max_ulps": 0.0, "allowed": 0.0, "last": None, "undetermined": 0}
-    if target.quantity.budget != 1.0 and prop.uses_reference:
-        settings = hsettings(settings, max_examples=max(3, round(settings.max_examples * target.quantity.budget)))
+    settings = _property_settings(prop, target, settings)
+    shrinking = Phase.shrink in settings.phases
+    run = _Run(shrink_seconds, shrink_calls if shrink_calls is not None else SHRINK_CALLS_PER_EXAMPLE * settings.max_examples)
+    regressions = list(regression_cases(target.quantity.name, prop.name))
+    observer.property_started(prop.name, planned(prop, target, settings))
 
     def one(case):
         if target.fixed:  # arguments the target has no parameter for: pinned in every case, drawn or known
             case = {**case, "args": {**case["args"], **target.fixed}}
-        out = prop.check(target, case)
-        if out.skipped:
-            raise _Skipped(out)
-        state["examples"] += 1
-        state["undetermined"] += out.undetermined
-        if out.max_ulps >= state["max_ulps"]:
-            state["max_ulps"], state["allowed"] = out.max_ulps, out.allowed_ulps
+        key = _case_key(case) if shrinking else None
+        if run.budget_spent():
+            out = run.failures.get(key)
+            if out is None:
+                return  # the shrink's budget is spent: no further call
+        else:
+            run.calls += 1
+            out = prop.check(target, case)
+            if out.skipped:
+                raise _Skipped(out)
+            run.examples += 1
+            run.undetermined += out.undetermined
+            if out.max_ulps >= run.max_ulps:
+                run.max_ulps, run.allowed = out.max_ulps, out.allowed_ulps
+            observer.example_done(prop.name, run.examples, failing=run.last is not None or not out.ok)
         if not out.ok:
-            state["last"] = out
-            raise _Failed(out)
+            run.last = out
+            if run.failed_at is None:
+                run.failed_at, run.calls_at_failure = time.perf_counter(), run.calls
+            if key is not None:
+                run.failures[key] = out
+            raise _Failed(out)  # one raise site: Hypothesis tells failures apart by where they are raised
 
     @settings
     @given(st.data())
@@ -91,8 +160,14 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
 
     if seed is not None:
         test = hseed(seed)(test)
+
+    def finish(rec):
+        rec["calls"] = run.calls
+        if rec["verdict"] == "fails":
+            rec["shrunk"] = "off" if not shrinking else (run.frozen or "full")
+        return rec
     try:
-        for case in regression_cases(target.quantity.name, prop.name):  # known hard inputs first
+        for case in regressions:  # known hard inputs first
             with warnings.catch_warnings():  # a check's assume() outside @given: skip the case if unmet
                 warnings.simplefilter("ignore", HypothesisDeprecationWarning)
                 try:
@@ -101,31 +176,65 @@ def run_property(prop: Property, target: Target, settings=None, seed=None) -> di
                     pass
         test()
     except _Skipped as e:
-        return _record(prop, "skipped", e.outcome, 0, t0)
+        return finish(_record(prop, "skipped", e.outcome, 0, t0))
     except _Failed as e:  # Hypothesis re-raises the shrunk example last
-        return _record(prop, "fails", state["last"] or e.outcome, state["examples"], t0, state)
+        return finish(_record(prop, "fails", run.last or e.outcome, run.examples, t0))
     except (Unsatisfiable, FailedHealthCheck) as e:
-        return _record(prop, "error", Outcome(False, message=f"could not draw valid inputs: {e}"), state["examples"], t0)
+        return finish(_record(prop, "error", Outcome(False, message=f"could not draw valid inputs: {e}"), run.examples, t0))
     except Exception as e:
-        return _record(prop, "error", Outcome(False, message=f"property raised {describe_exception(e)}"), state["examples"], t0)
-    note = "" if not state["undetermined"] else (
-        f"{state['undetermined']} of {state['examples']} examples undetermined: the dtype does not determine the "
+        return finish(_record(prop, "error", Outcome(False, message=f"property raised {describe_exception(e)}"), run.examples, t0))
+    note = "" if not run.undetermined else (
+        f"{run.undetermined} of {run.examples} examples undetermined: the dtype does not determine the "
         "result there (the exact and the rounded-steps results disagree beyond the tolerance); accepted between "
         "them, never NaN, and left out of the ULPs")
-    rec = _record(prop, "holds", Outcome(True, state["max_ulps"], state["allowed"], note), state["examples"], t0)
-    if state["undetermined"]:
-        rec["undetermined"] = state["undetermined"]
-    return rec
+    rec = _record(prop, "holds", Outcome(True, run.max_ulps, run.allowed, note), run.examples, t0)
+    if run.undetermined:
+        rec["undetermined"] = run.undetermined
+    return finish(rec)
+
+
+def _property_settings(prop, target, settings):
+    if target.quantity.budget != 1.0 and prop.uses_reference:  # Quantity.budget scales the examples of costly references
+        return hsettings(settings, max_examples=max(3, round(settings.max_examples * target.quantity.budget)))
+    return settings
+
+
+def planned(prop: Property, target: Target, settings) -> int:
+    """The examples ``prop`` is planned to check on ``target``: its regression rows and its
+    example budget (1 for a deterministic check); shrinking a failure adds calls beyond it."""
+    if prop.draw is None:
+        return 1
+    return _property_settings(prop, target, settings).max_examples + len(list(regression_cases(target.quantity.name, prop.name)))
+
+
+class Observer:
+    """Told of an audit's progress (the CLI's progress bar; the default does nothing).
+    ``property_started(name, budget)``: a property begins, ``budget`` examples planned
+    (its regression rows and the example budget; shrinking adds calls beyond it);
+    ``example_done(name, examples, failing)``: one more example checked, ``failing``
+    once the property has a counterexample; ``property_done(record)``: its result."""
+
+    def audit_started(self, properties: dict[str, int]) -> None:  # name -> planned examples (:func:`planned`)
+        pass
+
+    def property_started(self, name: str, budget: int) -> None:
+        pass
+
+    def example_done(self, name: str, examples: int, failing: bool) -> None:
+        pass
+
+    def property_done(self, record: dict) -> None:
+        pass
 
 
 def _finite(v):
     return v if (v is None or math.isfinite(v)) else ("inf" if v > 0 else "-inf")
 
 
-def _record(prop, verdict, out, examples, t0, state=None):
+def _record(prop, verdict, out, examples, t0):
     rec = {
         "property": prop.name, "kind": prop.kind, "verdict": verdict, "examples": examples,
-        "max_ulps": _finite(out.max_ulps if verdict != "holds" or state is None else out.max_ulps),
+        "max_ulps": _finite(out.max_ulps),
         "allowed_ulps": _finite(out.allowed_ulps), "message": out.message, "doc": prop.doc,
         "seconds": round(time.perf_counter() - t0, 3), "counterexample": None,
     }
@@ -139,14 +248,17 @@ def _record(prop, verdict, out, examples, t0, state=None):
 def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", *, label: str = "",
           target_spec: str = "", max_examples=None, seed=None, only=None, progress=None,
           shrink=True, stop_at_failure=False, conventions=(), complement=False, differentiable=True,
-          native_half=True, fixed=None) -> dict:
+          native_half=True, fixed=None, observer=None, shrink_seconds=SHRINK_SECONDS) -> dict:
     """Run every applicable property of ``quantity`` on ``fn``.
 
     Returns {"label", "target", "framework", "device", "quantity", "results": [...]}.
     ``only`` filters properties by a substring of their name; ``progress`` is
     called with each result as it completes (the CLI prints one line each).
-    ``shrink=False`` keeps failing examples as found; ``stop_at_failure``
-    ends the audit at the first property that does not hold.
+    ``shrink=False`` keeps failing examples as found; ``shrink_seconds`` bounds
+    the time a failing property spends shrinking (see :func:`run_property`);
+    ``stop_at_failure`` ends the audit at the first property that does not
+    hold.  ``observer`` (an :class:`Observer`) is told of every example, for a
+    progress bar.
 
     Adapters (``impls.adapters``) pass what they declare: ``conventions``
     (objects with ``name``, ``text`` and ``args``, a map from canonical
@@ -175,14 +287,20 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
                     complement=complement, differentiable=differentiable, native_half=native_half,
                     fixed=dict(fixed or {}))
     settings, seed = make_settings(max_examples, seed, shrink=shrink)
+    props = [p for p in properties_for(q, framework) if not only or only in p.name]
+    if not props:
+        raise ValueError(f"only={only!r} matches no property of {quantity} "
+                         f"(its properties: {', '.join(p.name for p in properties_for(q, framework))})")
+    observer = observer or Observer()
+    observer.audit_started({p.name: planned(p, target, settings) for p in props})
     results = []
-    for prop in properties_for(q, framework):
-        if only and only not in prop.name:
-            continue
-        rec = run_property(prop, target, settings, seed)  # the checks skip gradients of a non-differentiable target
+    for prop in props:
+        run = functools.partial(run_property, observer=observer, shrink_seconds=shrink_seconds)
+        rec = run(prop, target, settings, seed)  # the checks skip gradients of a non-differentiable target
         if rec["verdict"] == "fails" and conventions and prop.kind == "conformance":
-            rec = _under_conventions(prop, target, settings, seed, conventions, rec)
+            rec = _under_conventions(run, prop, target, settings, seed, conventions, rec)
         results.append(rec)
+        observer.property_done(rec)
         if progress:
             progress(rec)
         if stop_at_failure and rec["verdict"] != "holds":
@@ -191,7 +309,7 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
             "quantity": quantity, "half": "native" if native_half else "float32", "results": results}
 
 
-def _under_conventions(prop, target, settings, seed, conventions, failed):
+def _under_conventions(run_property, prop, target, settings, seed, conventions, failed):
     """Re-run a failed property with the declared conventions applied to the reference."""
     def mapped(args):
         for c in conventions:
@@ -216,18 +334,3 @@ PASSING = ("holds", "deviates", "skipped")
 def conformance_ok(audit_result: dict, strict: bool = False) -> bool:
     kinds = ("conformance", "contract") if strict else ("conformance",)
     return all(r["verdict"] in PASSING for r in audit_result["results"] if r["kind"] in kinds)
-
-
-def progress_printer(stream=None):
-    stream = stream or sys.stdout
-
-    def show(rec):
-        mark = {"holds": "PASS", "fails": "FAIL", "error": "ERROR", "skipped": "SKIP", "deviates": "CONV"}[rec["verdict"]]
-        ulps = rec.get("max_ulps")
-        extra = f"  max {ulps:.3g} ulp" if isinstance(ulps, (int, float)) and ulps else ""
-        kind = "" if rec["kind"] == "conformance" else f"  ({rec['kind']})"
-        undetermined = f"  ({rec['undetermined']} undetermined)" if rec.get("undetermined") else ""
-        print(f"  {mark:5} {rec['property']:<24} {rec['examples']:>4} ex{extra}{undetermined}{kind}", file=stream, flush=True)
-        if rec["verdict"] != "holds" and rec["message"]:
-            print(f"        {rec['message']}", file=stream, flush=True)
-    return show

@@ -92,8 +92,13 @@ class Jax(Framework):
 
     def module(self):
         jax = importlib.import_module("jax")
-        jax.config.update("jax_enable_x64", True)  # float64 inputs must stay float64
+        if not self._configured:
+            jax.config.update("jax_enable_x64", True)  # float64 inputs must stay float64
+            _persistent_cache(jax)
+            self._configured = True
         return jax
+
+    _configured = False
 
     def devices(self):
         jax = self.module()
@@ -111,10 +116,11 @@ class Jax(Framework):
         return getattr(jnp, name)
 
     def array(self, values, dtype, device="cpu"):
+        """Cast on the host (NumPy, ml_dtypes for bfloat16): a jax astype compiles a conversion per shape."""
         jax = self.module()
-        import jax.numpy as jnp
-        a = jnp.asarray(np.asarray(values, dtype=np.float64)).astype(self.dtype(dtype))
-        return jax.device_put(a, self._device(device))
+        import ml_dtypes
+        host = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+        return jax.device_put(np.asarray(values, dtype=np.float64).astype(host), self._device(device))
 
     def int_array(self, values, device="cpu"):
         jax = self.module()
@@ -148,6 +154,19 @@ class Jax(Framework):
 
     imports = "import jax\njax.config.update('jax_enable_x64', True)\nimport jax.numpy as jnp"
     to_numpy_code = "np.asarray(out, dtype=np.float64)"
+
+
+def _persistent_cache(jax):
+    """jax's persistent compilation cache in losscheck's cache folder (``spec.cache``), unless
+    the user set one: the programs of an audit's shapes and dtypes are compiled once across
+    processes (pytest-xdist workers, later audits), not once in each."""
+    from spec import cache
+    d = cache.directory()
+    if d is None or jax.config.jax_compilation_cache_dir:
+        return
+    jax.config.update("jax_compilation_cache_dir", str(d / "jax"))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)  # eager primitives compile in ~30 ms
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
 
 def _pylist(values):

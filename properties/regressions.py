@@ -141,6 +141,23 @@ REGRESSIONS = [
                "t / exp(log t) became inf (NaN value)"),
     Regression("cross_entropy", "value[float64]", {"logits": [61.0, -54.0], "target": 0}, None,
                "CE ≈ 1.1e-50: a tiny loss must keep its relative accuracy (136 ULPs seen)"),
+    Regression("soft_topk", "jit[float64]",
+               {"x": [0.0, -45.22410583496094, 0.8787225484848022, 26.278085708618164, 25.553707122802734],
+                "topk": 3, "k": 2.5776448249816895}, None,
+               "under jax.jit XLA evaluated y once for max(y) and again, FMA-contracted, for y == max(y), which then "
+               "matched no entry: 1 − q summed the maximum among the others and jax.jit(soft_topk) gave "
+               "[2e-18, 5e-69, 1.9e-17, 0.866, 2.134] for [0.094, 2e-52, 0.906, 0.866, 1.134] (fixed: the maximum "
+               "by index)"),
+    Regression("soft_topk", "gradient[float32]",
+               {"x": [-1.3032075718220799e-43, -45.22410583496094, 0.8787225484848022, 26.278085708618164,
+                      25.553707122802734], "topk": 3, "k": 2.5776448249816895},
+               (0.37236663699150085, 0.0, 1.2382745742797852, 0.5428704619407654, 0.0),
+               "the jit row above, seen as a gradient: 1.9e-18 for −0.19 (jax targets are audited under jax.jit)"),
+    Regression("cross_entropy", "masked[float64]",
+               {"logits": [-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, 1.3119183759133692e-140], "target": 5}, 1.0,
+               "CE = x − log(e^x) = 0 exactly; the reference gave x²/2 = −8.6e-281 (at 200 digits 1 + x + x²/2 "
+               "rounds to 1 + x, and its check 30 digits deeper agreed): our exact 0 was failed by 1.8e15 ULPs "
+               "(fixed: the check runs the row's span deeper)"),
     Regression("exact_accuracy", "value[float64]", {"mu": [0.0, 2.0, 1.0], "sigma": 1.0, "labels": 0}, None,
                "a too-coarse quadrature (4 Gauss–Hermite nodes) is 4% off here: 0.045208 for 0.047151; "
                "EXACT's budget draws only 3 examples, which can all be easy"),

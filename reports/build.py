@@ -3,6 +3,7 @@ reports.render turns into index.md / index.html / results.json."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import platform
 import sys
@@ -25,34 +26,36 @@ def environment():
 
 
 def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None):
-    """Audit every registered implementation on every available device."""
+    """Audit every registered implementation on every available device (``verbose``: a
+    progress bar on a terminal, one line per property elsewhere)."""
     import impls
     import spec
     from properties import engine, frameworks
-    audits = []
+
+    from .progress import AuditProgress
+    plan = []
     for fw_name in frameworks.NAMES:
         fw = frameworks.get(fw_name)
         if not fw.available():
             print(f"skipping {fw_name}: not installed", file=sys.stderr)
             continue
         ours = impls.implementations(fw_name)
-        for device in fw.devices():
-            for qname in spec.QUANTITIES:
-                if quantities and qname not in quantities:
-                    continue
-                if qname not in ours:
-                    continue
-                label = f"{fw_name} (ours)" + ("" if device == "cpu" else f" [{device}]")
-                if verbose:
-                    print(f"{label} :: {qname}", flush=True)
-                t0 = time.perf_counter()
-                res = engine.audit(ours[qname], qname, fw_name, device, label=label,
-                                   target_spec=impls.target(qname, fw_name), max_examples=max_examples, seed=seed,
-                                   native_half=False,  # ours compute half precision in float32: the tighter bound
-                                   progress=engine.progress_printer() if verbose else None)
-                res["third_party"] = False
-                res["seconds"] = round(time.perf_counter() - t0, 2)
-                audits.append(res)
+        plan += [(fw_name, device, qname, ours[qname]) for device in fw.devices() for qname in spec.QUANTITIES
+                 if (not quantities or qname in quantities) and qname in ours]
+    audits = []
+    with AuditProgress(targets=len(plan)) if verbose else contextlib.nullcontext() as observer:
+        for fw_name, device, qname, fn in plan:
+            label = f"{fw_name} (ours)" + ("" if device == "cpu" else f" [{device}]")
+            if observer is not None:
+                observer.begin_target(f"{label} :: {qname}")
+            t0 = time.perf_counter()
+            res = engine.audit(fn, qname, fw_name, device, label=label,
+                               target_spec=impls.target(qname, fw_name), max_examples=max_examples, seed=seed,
+                               native_half=False,  # ours compute half precision in float32: the tighter bound
+                               observer=observer)
+            res["third_party"] = False
+            res["seconds"] = round(time.perf_counter() - t0, 2)
+            audits.append(res)
     return audits
 
 

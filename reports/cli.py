@@ -3,6 +3,7 @@
     losscheck list
     losscheck audit TARGET --quantity NAME [--framework torch|jax] [--device cpu]
                     [--max-examples N] [--seed S] [--report DIR] [--strict] [--only TEXT]
+                    [--fail-fast] [--no-shrink] [--shrink-time SECONDS]
     losscheck report [--out DIR] [--max-examples N] [--seed S] [--strict] [--no-third-party]
     losscheck audit-all [--out DIR] [--max-examples N] [--seed S] [--timeout S] [--only TEXT] [--jobs N] [--update] [--rewrite]
 
@@ -109,20 +110,23 @@ def cmd_audit(args):
         raise UsageError(str(e)) from e
     print(f"losscheck audit {args.target} --quantity {q.name} ({framework}, {args.device}, "
           f"{args.max_examples} examples per property{'' if args.seed is None else f', seed {args.seed}'})", flush=True)
+    from reports.progress import AuditProgress
     try:
         declared = dict(conventions=adapter.conventions, complement=adapter.complement,
                         differentiable=adapter.differentiable, fixed=adapter.fixed) if adapter else {}
-        show, done = engine.progress_printer(), []
+        done = []
 
         def progress(rec):
-            show(rec)
             done.append(rec)
             if args.json:  # rewritten after every property: a crash later keeps what finished
                 _write_json(args.json, {"quantity": q.name, "results": done})
-        result = engine.audit(fn, q.name, framework, args.device, label=args.target,
-                              target_spec=adapter.target if adapter else args.target,
-                              max_examples=args.max_examples, seed=args.seed, only=args.only,
-                              progress=progress, native_half=args.half == "native", **declared)
+        with AuditProgress() as observer:
+            result = engine.audit(fn, q.name, framework, args.device, label=args.target,
+                                  target_spec=adapter.target if adapter else args.target,
+                                  max_examples=args.max_examples, seed=args.seed, only=args.only,
+                                  progress=progress, observer=observer, native_half=args.half == "native",
+                                  shrink=not args.no_shrink, shrink_seconds=args.shrink_time,
+                                  stop_at_failure=args.fail_fast, **declared)
     except ValueError as e:
         raise UsageError(str(e)) from e
     _print_failures([result])
@@ -233,6 +237,11 @@ def parser():
     a.add_argument("--strict", action="store_true", help="contract checks (ValueError on bad input) also decide the exit status")
     a.add_argument("--only", metavar="TEXT", help="run only properties whose name contains TEXT")
     a.add_argument("--json", metavar="FILE", help="write the results to FILE (rewritten after every property)")
+    a.add_argument("--fail-fast", action="store_true", help="stop at the first property that does not hold")
+    a.add_argument("--no-shrink", action="store_true", help="report each failing example as found, without shrinking it")
+    a.add_argument("--shrink-time", type=_positive_float, default=20.0, metavar="SECONDS",
+                   help="seconds a failing property may spend shrinking its counterexample (default 20); after "
+                        "that the smallest found so far is reported, marked as not fully shrunk")
     a.add_argument("--half", choices=("native", "float32"), default="native",
                    help="bound for float16/bfloat16: computed natively (default; the catalogue allows it) or in "
                         "float32 (the tighter bound, which losscheck's own implementations meet)")
@@ -278,6 +287,16 @@ def _positive_int(v):
     if i < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {v!r}")
     return i
+
+
+def _positive_float(v):
+    try:
+        f = float(v)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {v!r}") from None
+    if not f > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {v!r}")
+    return f
 
 
 def main(argv=None) -> int:

@@ -161,6 +161,7 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
     from impls.adapters import deviations
 
     from .build import build_results
+    from .progress import AdapterProgress
     from .render import write_report
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
@@ -181,8 +182,8 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
         results["audits"] = [r for r in previous.get("audits", []) if r.get("label") in order and r["label"] not in again]
         results["quantities"] = {**previous.get("quantities", {}), **results.get("quantities", {})}
 
-    def one(ad):
-        record = run_isolated(ad, max_examples, seed, timeout, echo and jobs == 1)
+    def one(ad, echo_child):
+        record = run_isolated(ad, max_examples, seed, timeout, echo_child)
         replay(record)
         deviations.annotate(record)
         return record
@@ -192,23 +193,33 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
         results["audits"].sort(key=lambda r: order.get(r["label"], len(order)))  # the report lists adapters in a fixed order
         write_report(results, out_dir, stem="thirdparty")
 
-    if jobs == 1:
-        for i, ad in enumerate(runnable, 1):
-            print(f"[{i}/{len(runnable)}] {ad.name} :: {ad.quantity}", flush=True)
-            done(one(ad))
-    else:
-        print(f"auditing {len(runnable)} adapters, {jobs} at a time", flush=True)
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(one, ad): ad for ad in runnable}
-            for i, fut in enumerate(as_completed(futures), 1):
-                record = fut.result()
+    def summary(i, record):
+        conf = [r for r in record["results"] if r.get("kind") == "conformance"]
+        return (f"[{i}/{len(runnable)}] {record['label']} :: {record['quantity']}: "
+                f"{sum(r['verdict'] == 'holds' for r in conf)} hold, "
+                f"{sum(r['verdict'] == 'deviates' for r in conf)} deviate, "
+                f"{sum(r['verdict'] in ('fails', 'error') for r in conf)} fail or error "
+                f"({record['seconds']:.0f} s)")
+
+    # a live bar (adapters done, elapsed, ETA, findings) on a terminal; the children's own
+    # property lines are echoed only without it, one adapter at a time
+    with AdapterProgress(len(runnable), bar=None if echo else False) as bar:
+        echo_children = echo and jobs == 1 and not bar.bar
+        if jobs == 1:
+            for i, ad in enumerate(runnable, 1):
+                if echo_children:
+                    print(f"[{i}/{len(runnable)}] {ad.name} :: {ad.quantity}", flush=True)
+                record = one(ad, echo_children)
                 done(record)
-                conf = [r for r in record["results"] if r.get("kind") == "conformance"]
-                print(f"[{i}/{len(runnable)}] {record['label']} :: {record['quantity']}: "
-                      f"{sum(r['verdict'] == 'holds' for r in conf)} hold, "
-                      f"{sum(r['verdict'] == 'deviates' for r in conf)} deviate, "
-                      f"{sum(r['verdict'] in ('fails', 'error') for r in conf)} fail or error "
-                      f"({record['seconds']:.0f} s)", flush=True)
+                bar.adapter_done(summary(i, record), record)
+        else:
+            bar.print(f"auditing {len(runnable)} adapters, {jobs} at a time")
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(one, ad, False): ad for ad in runnable}
+                for i, fut in enumerate(as_completed(futures), 1):
+                    record = fut.result()
+                    done(record)
+                    bar.adapter_done(summary(i, record), record)
     _finish(results, out_dir)
     return results
 

@@ -22,6 +22,7 @@ implementation commits errors of order eps * (|out| + S)).
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from . import cache
 from .quantity import ARRAY_KINDS, MASKED_STANDIN, SCALAR_KINDS, Quantity, structural_value
 
 DPS = 60  # significant digits of every reference evaluation, beyond the inputs' span
@@ -216,7 +218,49 @@ _MODULES = [{"exp": _exp, "erfc": _erfc}, "mpmath"]
 
 
 def _lambdify(args, expr):
-    return sp.lambdify([list(args)], expr, modules=_MODULES)
+    """``expr`` as an mpmath function of the list ``args`` (see :func:`_step_function`)."""
+    return _step_function(_sources(args, expr))
+
+
+def _sources(args, expr) -> dict:
+    """The Python source of ``expr`` as a function of the list ``args``, with common
+    subexpressions evaluated once (``fast``: a softmax's partials share every e^x; without
+    CSE a row of n entries costs O(n²) exps), and, where ``expr`` holds a Piecewise, the plain
+    form too (``lazy``): CSE hoists subexpressions out of the branches, which then run eagerly,
+    and where one raises (a 0/0 in the branch an empty set does not take) the lazy form is used.
+    Sources, not functions, so that :mod:`spec.cache` can keep them on disk."""
+    out = {"fast": inspect.getsource(sp.lambdify([list(args)], expr, modules=_MODULES, cse=True)), "lazy": None}
+    exprs = expr if isinstance(expr, (list, tuple)) else [expr]
+    if any(isinstance(e, sp.Basic) and e.has(sp.Piecewise) for e in exprs):
+        out["lazy"] = inspect.getsource(sp.lambdify([list(args)], expr, modules=_MODULES))
+    return out
+
+
+@functools.cache
+def _namespace() -> dict:
+    """The globals lambdify gives generated code for ``_MODULES`` (mpmath, and ``_exp``/``_erfc``)."""
+    return sp.lambdify([], 0, modules=_MODULES).__globals__
+
+
+def _function(source: str):
+    local: dict = {}
+    exec(compile(source, "<losscheck-definition>", "exec"), _namespace(), local)  # noqa: S102 (our own generated code)
+    (fn,) = local.values()
+    return fn
+
+
+def _step_function(sources: dict):
+    fast = _function(sources["fast"])
+    if sources["lazy"] is None:
+        return fast
+    lazy = _function(sources["lazy"])
+
+    def f(xs):
+        try:
+            return fast(xs)
+        except (ZeroDivisionError, ValueError):
+            return lazy(xs)
+    return f
 
 
 #: Integrals over the real line (EXACT) are integrated on [-_Z, _Z] in panels of
@@ -279,28 +323,71 @@ def _integral_step(sym, expr, frozen):
         memo[key] = total
         return total
 
-    return _Step(sym, args, lambda xs: integrate(xs)[0], lambda xs: integrate(xs)[1:],
+    return _Step(sym, tuple(a.name for a in args), lambda xs: integrate(xs)[0], lambda xs: integrate(xs)[1:],
                  lambda xs: [abs(v) for v in integrate(xs)[1:]], frozen, lambda xs: integrate(xs, value_only=True)[0])
 
 
 @functools.lru_cache(maxsize=1024)
 def compile_definition(q: Quantity, n: int, structure: tuple) -> Compiled:
-    """Build the definition for rows of n entries and differentiate every step."""
+    """Build the definition for rows of n entries and differentiate every step.
+
+    The SymPy work (building, ``sympy.diff``, CSE and code generation: 0.1–1 s a definition)
+    is kept on disk by :mod:`spec.cache`, keyed by the spec's source, so a process loads what
+    an earlier one derived.  Definitions with integral steps (EXACT) are built in each process."""
+    key = (q.name, n, structure)
+    plan = cache.load(key)
+    if plan is None:
+        plan = _plan(q, n, structure)
+        if plan is not None:
+            cache.store(key, plan)
+    if plan is None:  # integral steps: closures over their SymPy integrands
+        return _compile_with_integrals(q, n, structure)
+    steps = tuple(_Step(s["symbol"], tuple(s["args"]), _step_function(s["value"]), _step_function(s["partials"]),
+                        _step_function(s["partials_abs"]), s["frozen"]) for s in plan["steps"])
+    return Compiled(tuple(tuple(i) for i in plan["inputs"]), tuple(plan["symbols"]), steps, tuple(plan["outputs"]))
+
+
+def _chain(q: Quantity, n: int, structure: tuple):
     d = q.build(n, **dict(structure))
     flat, names = _flat_symbols(q, d)
     outs = [sp.Symbol(f"_out{j}") for j in range(len(d.outputs))]
     chain = ([(s, e, False) for s, e in d.steps] + [(s, e, True) for s, e in d.stop_gradient.items()]
              + [(s, sp.sympify(e), False) for s, e in zip(outs, d.outputs)])
+    return flat, names, outs, chain
+
+
+def _plan(q: Quantity, n: int, structure: tuple) -> dict | None:
+    """The compiled definition as plain data (symbol names and generated sources), or None
+    where a step is an integral or two distinct symbols share a name (names are the keys)."""
+    flat, names, outs, chain = _chain(q, n, structure)
     steps = []
     for sym, expr, frozen in chain:
         if isinstance(expr, sp.Integral):
-            steps.append(_integral_step(sym, expr, frozen))
+            return None
+        args = tuple(sorted(expr.free_symbols, key=lambda t: t.name))
+        partials = [sp.diff(expr, a) for a in args]
+        steps.append({"symbol": sym.name, "args": [a.name for a in args], "frozen": frozen,
+                      "value": _sources(args, expr), "partials": _sources(args, partials),
+                      "partials_abs": _sources(args, [absolute(p) for p in partials])})
+    symbols = {s for s in flat} | {s for s, _, _ in chain} | {a for _, e, _ in chain for a in e.free_symbols}
+    if len({s.name for s in symbols}) != len(symbols):
+        return None
+    return {"inputs": [list(i) for i in names], "symbols": [s.name for s in flat], "steps": steps,
+            "outputs": [o.name for o in outs]}
+
+
+def _compile_with_integrals(q: Quantity, n: int, structure: tuple) -> Compiled:
+    flat, names, outs, chain = _chain(q, n, structure)
+    steps = []
+    for sym, expr, frozen in chain:
+        if isinstance(expr, sp.Integral):
+            steps.append(_integral_step(sym.name, expr, frozen))
             continue
         args = tuple(sorted(expr.free_symbols, key=lambda t: t.name))
         partials = [sp.diff(expr, a) for a in args]
-        steps.append(_Step(sym, args, _lambdify(args, expr), _lambdify(args, partials),
+        steps.append(_Step(sym.name, tuple(a.name for a in args), _lambdify(args, expr), _lambdify(args, partials),
                            _lambdify(args, [absolute(p) for p in partials]), frozen))
-    return Compiled(names, tuple(flat), tuple(steps), tuple(outs))
+    return Compiled(names, tuple(s.name for s in flat), tuple(steps), tuple(o.name for o in outs))
 
 
 def _mp(v) -> mpmath.mpf:
@@ -483,7 +570,7 @@ class Reference:
         """Working digits for ``row``: DPS plus the decimal span of its finite
         nonzero inputs, plus the digits a cancellation inside the definition
         costs.  The latter is measured, not guessed: the row's values and
-        Jacobian are evaluated once more with ``_VERIFY`` more digits, and
+        Jacobian are evaluated once more with more digits (``_VERIFY``, or the span), and
         where the two disagree beyond 10^-(DPS-10) (relative; absolute below
         1e-340, where float64 holds nothing) the digits lost are added and the
         check repeats (CE = log(1 + e^-115) at logits [61, -54] keeps only
@@ -498,11 +585,12 @@ class Reference:
         vals = [abs(float(v)) for a in self.q.args if not a.structural
                 for v in np.ravel(np.asarray(row[a.name], dtype=np.float64))]
         logs = [math.log10(v) for v in vals if v and math.isfinite(v)]
-        dps = DPS + (int(max(logs) - min(logs)) + 1 if logs and self.q.span_digits else 0)
+        span = int(max(logs) - min(logs)) + 1 if logs and self.q.span_digits else 0
+        dps = DPS + span
         if self.q.span_digits and not self._empty(row):  # integral steps have a fixed accuracy: not re-checked
             c = self._compiled(row)
             for _ in range(3):
-                lost = self._digits_lost(c, row, dps)
+                lost = self._digits_lost(c, row, dps, max(_VERIFY, span))
                 if lost <= 10:
                     break
                 dps += lost if lost == _ABSORB else lost + 10
@@ -517,19 +605,23 @@ class Reference:
             vals, jac = c.run(self._flat(c, row), with_steps=False)[:2]
             return list(vals) + [v for r in jac for v in r]
 
-    def _digits_lost(self, c, row, dps) -> int:
-        """DPS minus the correct digits of the row's values and Jacobian at ``dps`` digits.
+    def _digits_lost(self, c, row, dps, verify=_VERIFY) -> int:
+        """DPS minus the correct digits of the row's values and Jacobian at ``dps`` digits,
+        measured against an evaluation with ``verify`` more digits: at least the row's span, since
+        a cancellation of second order needs twice the span (CE at logits [−inf, 1.3e-140] is
+        x − log(e^x) = 0, but x²/2 = 8.6e-281 at any precision below 281 digits: 1 + x + x²/2
+        rounds to 1 + x).
 
-        Entries that are exactly 0 at both ``dps`` and ``dps + _VERIFY`` digits are checked
+        Entries that are exactly 0 at both ``dps`` and ``dps + verify`` digits are checked
         once more at ``dps + _ABSORB``: a cancellation such as log(1 + e^-217) gives 0 at
         any precision below ~95 digits, and where the deep evaluation is not 0 every digit
         was lost (``_ABSORB`` is returned, so the caller moves to that precision)."""
-        got = [self._entries(c, row, d) for d in (dps, dps + _VERIFY)]
+        got = [self._entries(c, row, d) for d in (dps, dps + verify)]
         if any(a == 0 and b == 0 for a, b in zip(*got)):
             deep = self._entries(c, row, dps + _ABSORB)
             if any(a == 0 and b == 0 and abs(d) > _FLOOR for a, b, d in zip(*got, deep)):
                 return _ABSORB
-        with mpmath.workdps(dps + _VERIFY):
+        with mpmath.workdps(dps + verify):
             worst = mpmath.mpf(0)
             for a, b in zip(*got):
                 worst = max(worst, abs(a - b) / max(abs(b), _FLOOR))

@@ -1,0 +1,167 @@
+"""The audit engine's own behaviour: bounded shrinking, early exits, usage errors, progress, the
+on-disk cache of compiled definitions and jax targets called under jit."""
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+import spec
+from properties import engine, frameworks
+from properties.checks import Target, properties_for
+
+
+def _torch():
+    if not frameworks.get("torch").available():
+        pytest.skip("torch is not installed")
+    import torch
+    return torch
+
+
+def _lse_no_max_shift():
+    torch = _torch()
+
+    def lse(x, k=1.0):
+        return torch.log(torch.exp(k * x).sum(-1)) / k
+    return lse
+
+
+def _run(prop_name, fn, **kw):
+    q = spec.get("logsumexp")
+    prop = {p.name: p for p in properties_for(q, "torch")}[prop_name]
+    target = Target(fn, q, "torch", "cpu", "lse_no_max_shift")
+    settings = engine.make_settings(max_examples=kw.pop("max_examples", 15), shrink=kw.pop("shrink", True))[0]
+    return engine.run_property(prop, target, settings, **kw)
+
+
+def test_shrinking_stops_at_its_call_budget():
+    """A failing property shrinks for at most ``shrink_calls`` further calls, reports the smallest
+    counterexample found so far, and says it was cut short; ``calls`` counts every call."""
+    rec = _run("stability[float32]", _lse_no_max_shift(), shrink_calls=3)
+    assert rec["verdict"] == "fails" and rec["shrunk"] == "calls"
+    assert rec["counterexample"] and "fn(" in rec["counterexample"]["snippet"]
+    assert rec["calls"] <= engine.planned(*_prop_target("stability[float32]"), engine.make_settings(15)[0]) + 3 + 1
+
+
+def _prop_target(name):
+    q = spec.get("logsumexp")
+    return {p.name: p for p in properties_for(q, "torch")}[name], Target(_lse_no_max_shift(), q, "torch")
+
+
+def test_shrinking_stops_at_its_time_budget():
+    rec = _run("stability[float32]", _lse_no_max_shift(), shrink_seconds=1e-9)
+    assert rec["verdict"] == "fails" and rec["shrunk"] == "time"
+
+
+def test_shrinking_unbounded_finishes_and_says_so():
+    rec = _run("value[float16]", _lse_no_max_shift(), shrink_calls=10 ** 6)
+    assert rec["verdict"] == "fails" and rec["shrunk"] == "full"
+    off = _run("value[float16]", _lse_no_max_shift(), shrink=False)
+    assert off["verdict"] == "fails" and off["shrunk"] == "off" and off["calls"] <= rec["calls"]
+
+
+def test_fail_fast_stops_at_the_first_failing_property():
+    res = engine.audit(_lse_no_max_shift(), "logsumexp", "torch", stop_at_failure=True, max_examples=5, shrink=False)
+    assert [r["verdict"] for r in res["results"]][-1] == "fails"
+    assert all(r["verdict"] == "holds" for r in res["results"][:-1])
+    assert len(res["results"]) < len(properties_for(spec.get("logsumexp"), "torch"))
+
+
+def test_only_matching_no_property_is_a_usage_error():
+    _torch()
+    import impls
+    with pytest.raises(ValueError, match="matches no property"):
+        engine.audit(impls.get("logsumexp", "torch"), "logsumexp", "torch", only="nosuchproperty")
+
+
+def test_observer_sees_every_example_and_result():
+    _torch()
+    import impls
+
+    class Seen(engine.Observer):
+        def __init__(self):
+            self.plan, self.examples, self.done = None, 0, []
+
+        def audit_started(self, properties):
+            self.plan = properties
+
+        def example_done(self, name, examples, failing):
+            self.examples += 1
+
+        def property_done(self, record):
+            self.done.append(record["property"])
+
+    seen = Seen()
+    res = engine.audit(impls.get("logsumexp", "torch"), "logsumexp", "torch", only="value", max_examples=3, observer=seen)
+    assert list(seen.plan) == seen.done == [r["property"] for r in res["results"]]
+    assert seen.examples == sum(r["examples"] for r in res["results"]) > 0
+    assert all(seen.plan[r["property"]] >= 3 for r in res["results"])
+
+
+def test_progress_prints_plain_lines_off_a_terminal():
+    from reports.progress import AuditProgress
+    _torch()
+    import impls
+    out = io.StringIO()
+    with AuditProgress(stream=out) as observer:  # a StringIO is no terminal: no bar, a line per property
+        engine.audit(impls.get("logsumexp", "torch"), "logsumexp", "torch", only="value[float64]", max_examples=2,
+                     observer=observer)
+    assert not observer.bar
+    assert out.getvalue().splitlines() == [line for line in out.getvalue().splitlines() if line.startswith("  PASS")]
+    assert "value[float64]" in out.getvalue()
+
+
+def test_progress_bar_on_a_terminal():
+    from reports.progress import AuditProgress
+    _torch()
+    import impls
+    out = io.StringIO()
+    with AuditProgress(stream=out, bar=True) as observer:
+        engine.audit(impls.get("logsumexp", "torch"), "logsumexp", "torch", only="value[float64]", max_examples=2,
+                     observer=observer)
+    assert "value[float64]" in out.getvalue() and "PASS" in out.getvalue()
+
+
+def test_compiled_definitions_are_cached_on_disk(tmp_path, monkeypatch):
+    """A definition derived once is stored under the spec's fingerprint and loaded, not derived, by
+    the next process; the loaded one evaluates to the same digits."""
+    from spec import cache, reference
+    monkeypatch.setenv("LOSSCHECK_CACHE", str(tmp_path))
+    q, args = spec.get("softmax"), {"x": np.array([0.5, -2.0, 3.0]), "k": 1.5}
+    reference.compile_definition.cache_clear()
+    derived = spec.Reference(q).evaluate(args)[0]
+    [entry] = (tmp_path / "definitions").glob("*.json")
+    assert json.loads(entry.read_text())["key"] == repr(("softmax", 3, ()))
+    reference.compile_definition.cache_clear()
+    monkeypatch.setattr(reference, "_plan", lambda *a: pytest.fail("derived again instead of loaded"))
+    loaded = spec.Reference(q)._compiled({"x": args["x"], "k": 1.5})
+    import mpmath
+    with mpmath.workdps(70):
+        values = loaded.values_only([mpmath.mpf(0.5), mpmath.mpf(-2.0), mpmath.mpf(3.0), mpmath.mpf(1.5)])
+    assert [float(v) for v in values] == [float(v) for v in derived]
+    reference.compile_definition.cache_clear()
+    monkeypatch.setenv("LOSSCHECK_CACHE", "off")
+    assert cache.directory() is None and cache.load(("softmax", 3, ())) is None
+
+
+def test_jax_targets_run_under_jit_unless_they_do_not_trace():
+    """Value and gradient properties call a jax target under jax.jit (one compilation per shape);
+    a target that does not trace (a Python check on a value) is called eagerly and still judged."""
+    if not frameworks.get("jax").available():
+        pytest.skip("jax is not installed")
+    import impls
+    from properties import checks
+    q = spec.get("logsumexp")
+    value = {p.name: p for p in properties_for(q, "jax")}["value[float32]"]
+    ours = Target(impls.get("logsumexp", "jax"), q, "jax")
+    assert engine.run_property(value, ours, engine.make_settings(max_examples=3)[0])["verdict"] == "holds"
+    assert checks.compiled(ours) is not None
+    def concrete(x, k=1.0):  # our logsumexp behind a check that reads k's value: does not trace
+        if float(k) <= 0:
+            raise ValueError(f"k must be > 0, got {k}")
+        return impls.get("logsumexp", "jax")(x, k)
+    theirs = Target(concrete, q, "jax")
+    rec = engine.run_property(value, theirs, engine.make_settings(max_examples=3)[0])
+    assert rec["verdict"] == "holds", rec["message"]
+    assert checks.compiled(theirs) is None  # fell back to eager calls
