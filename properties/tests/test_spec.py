@@ -235,3 +235,20 @@ def test_reference_overlap_closed_forms():
     g, _ = spec.Reference(spec.get("dice")).vjp({"probs": p, "targets": t, "smooth": 0.0, "squared": False},
                                                 np.array(1.0), "probs")
     np.testing.assert_allclose(np.vectorize(float)(g), (2 * t * 3.75 - 3.0) / 3.75 ** 2, rtol=1e-15)
+
+
+def test_probes_from_a_base_match_full_evaluations():
+    """Compiled.moved (the sensitivity probes) re-evaluates only the steps that depend on what moved;
+    it must give exactly what a full evaluation with that input or intermediate scaled gives."""
+    args = {"x": np.array([0.3, -2.0, 5.0, 1.0, 0.7]), "topk": 4, "k": 1.3}
+    ref = spec.Reference(spec.get("soft_topk"))
+    row = next(ref.rows(args))[1]
+    c = ref._compiled(row)
+    assert c.inner > 10
+    with mpmath.workdps(70):
+        xs, f = ref._flat(c, row), 1 + mpmath.mpf("1e-7")
+        base = c.environment(xs)
+        for k in range(len(xs)):
+            assert c.moved(base, c.symbols[k], f) == c.values_only(xs[:k] + [xs[k] * f] + xs[k + 1:])
+        for t in range(c.inner):
+            assert c.moved(base, c.steps[t].symbol, f) == c.values_only(xs, perturb=(t, f))
