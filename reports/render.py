@@ -602,6 +602,11 @@ def _failure_facts(results: dict, audit: dict, result: dict, code, esc=lambda v:
     facts = [("Target", f"{code(audit.get('target'))} ({esc(_target_text(audit))}), quantity {code(audit.get('quantity'))}"),
              ("Kind", f"{esc(kind)} · Verdict: {esc(result.get('verdict'))} · Examples: {esc(result.get('examples')) or 'n/a'}"),
              ("Max error", esc(_allowed_text(result)))]
+    shrunk = {"time": "not fully shrunk (the shrink's time budget ran out)",
+              "calls": "not fully shrunk (the shrink's call budget ran out)",
+              "off": "not shrunk (as found)"}.get(_text(result.get("shrunk")))
+    if shrunk:
+        facts.append(("Counterexample", esc(shrunk) + (f" · {esc(result.get('calls'))} calls" if result.get("calls") else "")))
     if result.get("doc"):
         facts.append(("What the property checks", esc(result.get("doc"))))
     if spec.get("formula"):

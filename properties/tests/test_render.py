@@ -206,3 +206,13 @@ def test_failed_write_keeps_old_file_and_no_temp(tmp_path, results, monkeypatch)
         write_report({"generated": "later"}, tmp_path)
     assert paths["index.md"].read_text(encoding="utf-8") == old
     assert sorted(os.listdir(tmp_path)) == ["index.html", "index.md", "results.json"]
+
+
+def test_a_counterexample_cut_short_by_the_shrink_budget_says_so():
+    results = make_results()
+    failing = results["audits"][0]["results"][1]
+    failing.update(shrunk="time", calls=151)
+    for text in (render_markdown(results), render_html(results)):
+        assert "not fully shrunk (the shrink's time budget ran out)" in text and "151 calls" in text
+    failing["shrunk"] = "full"
+    assert "not fully shrunk" not in render_markdown(results)
