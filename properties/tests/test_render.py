@@ -213,6 +213,6 @@ def test_a_counterexample_cut_short_by_the_shrink_budget_says_so():
     failing = results["audits"][0]["results"][1]
     failing.update(shrunk="time", calls=151)
     for text in (render_markdown(results), render_html(results)):
-        assert "not fully shrunk (the shrink's time budget ran out)" in text and "151 calls" in text
+        assert "not fully shrunk" in text and "time budget ran out" in text and "151 calls" in text
     failing["shrunk"] = "full"
     assert "not fully shrunk" not in render_markdown(results)
