@@ -5,18 +5,21 @@ entry points and the report all call it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import pickle
 import time
 import warnings
 from dataclasses import dataclass, field, replace
+from unittest import mock
 
 from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hseed
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, HypothesisDeprecationWarning, Unsatisfiable, UnsatisfiedAssumption
+from hypothesis.reporting import with_reporter
 
 import spec
 
@@ -164,6 +167,7 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     def finish(rec):
         rec["calls"] = run.calls
         if rec["verdict"] == "fails":
+            run.budget_spent()  # Hypothesis's deadline (_shrink_deadline) may have ended the shrink first
             rec["shrunk"] = "off" if not shrinking else (run.frozen or "full")
         return rec
     try:
@@ -174,7 +178,8 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
                     one(case)
                 except UnsatisfiedAssumption:
                     pass
-        test()
+        with _shrink_deadline(shrink_seconds):
+            test()
     except _Skipped as e:
         return finish(_record(prop, "skipped", e.outcome, 0, t0))
     except _Failed as e:  # Hypothesis re-raises the shrunk example last
@@ -191,6 +196,20 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     if run.undetermined:
         rec["undetermined"] = run.undetermined
     return finish(rec)
+
+
+@contextlib.contextmanager
+def _shrink_deadline(seconds: float):
+    """Hypothesis's own limit on shrinking (``MAX_SHRINKING_SECONDS``, 300 s, private: checked
+    after every call, so the shrinker stops at once) set to ``seconds``, its warning about five
+    minutes silenced.  Where a Hypothesis release lacks it, :class:`_Run` still stops calling the
+    target after ``seconds`` (the shrinker then spends its remaining passes on cases it skips)."""
+    from hypothesis.internal.conjecture import engine as conjecture
+    if not hasattr(conjecture, "MAX_SHRINKING_SECONDS"):
+        yield
+        return
+    with mock.patch.object(conjecture, "MAX_SHRINKING_SECONDS", seconds), with_reporter(lambda *a, **k: None):
+        yield
 
 
 def _property_settings(prop, target, settings):

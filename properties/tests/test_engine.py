@@ -38,10 +38,10 @@ def _run(prop_name, fn, **kw):
 def test_shrinking_stops_at_its_call_budget():
     """A failing property shrinks for at most ``shrink_calls`` further calls, reports the smallest
     counterexample found so far, and says it was cut short; ``calls`` counts every call."""
-    rec = _run("stability[float32]", _lse_no_max_shift(), shrink_calls=3)
+    rec = _run("value[float16]", _lse_no_max_shift(), shrink_calls=3)
     assert rec["verdict"] == "fails" and rec["shrunk"] == "calls"
     assert rec["counterexample"] and "fn(" in rec["counterexample"]["snippet"]
-    assert rec["calls"] <= engine.planned(*_prop_target("stability[float32]"), engine.make_settings(15)[0]) + 3 + 1
+    assert rec["calls"] <= engine.planned(*_prop_target("value[float16]"), engine.make_settings(15)[0]) + 3 + 1
 
 
 def _prop_target(name):
@@ -50,7 +50,7 @@ def _prop_target(name):
 
 
 def test_shrinking_stops_at_its_time_budget():
-    rec = _run("stability[float32]", _lse_no_max_shift(), shrink_seconds=1e-9)
+    rec = _run("value[float16]", _lse_no_max_shift(), shrink_seconds=1e-9)
     assert rec["verdict"] == "fails" and rec["shrunk"] == "time"
 
 
