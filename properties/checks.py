@@ -126,6 +126,11 @@ def call(target, native, fn=None):
     return (fn or target.fn)(*pos, **kw)
 
 
+def _jitted(target):
+    """A fresh ``jax.jit`` of the target, its static arguments as the catalogue marks them (None for torch)."""
+    return frameworks.get(target.framework).jit(target.fn, [a.name for a in target.quantity.args if a.static])
+
+
 #: (callable, quantity name) -> the callable under the framework's compiler, or None where there is
 #: none (torch) or where it cannot be traced (a Python branch on a value): called as it is from then on
 _COMPILED: dict = {}
@@ -142,7 +147,7 @@ def compiled(target):
     if key not in _COMPILED:
         if len(_COMPILED) > 256:
             _COMPILED.clear()
-        _COMPILED[key] = frameworks.get(target.framework).jit(target.fn, [a.name for a in target.quantity.args if a.static])
+        _COMPILED[key] = _jitted(target)
     return _COMPILED[key]
 
 
@@ -394,7 +399,7 @@ def check_value(target, case, *, jit=False):
     jitted = jit
     try:
         if jit:
-            out = call(target, native, fw.jit(target.fn, [a.name for a in q.args if a.static]))
+            out = call(target, native, _jitted(target))
             fw.synchronize(target.device)
         else:
             out, jitted = evaluate(target, native)
