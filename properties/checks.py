@@ -29,8 +29,9 @@ from hypothesis import assume
 from spec import Reference
 from spec.quantity import ARRAY_KINDS, Quantity
 
-from . import frameworks
-from .dtypes import DTYPES, between, compare, compute_bits, max_finite, rel_step, spacing, tiny
+from . import domain, frameworks
+from .dtypes import DTYPES, between, compare, compute_bits, mantissa_bits, max_finite, rel_step, row_scale, spacing, tiny
+from .severity import classify
 from .strategies import EXTRA_KINDS, arguments, cotangents
 
 
@@ -83,6 +84,12 @@ class Outcome:
     #: accepted between the exact and the rounded-steps results, which disagree: the dtype does not
     #: determine the result here (see _outcome_from_compare); counted in the property's record
     undetermined: bool = False
+    #: of a failing outcome: "bug", "accuracy" or "range" (see properties.severity)
+    severity: str = ""
+    #: why the counterexample lies outside the typical domain ("" where it lies inside)
+    off_domain: str = ""
+    #: a passing outcome's remark (a half-precision input answered in float32)
+    note: str = ""
 
 
 @dataclass
@@ -276,7 +283,13 @@ def flushed(args, dtype):
     return out if changed else None
 
 
-def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, reference_at=None, rounded=None, **snip):
+def _row_axis(q):
+    """The axis a sample's entries lie along (the normwise scale of the practical tolerance)."""
+    return {"last": -1, "first": 0}.get(q.layout, "all")
+
+
+def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, reference_at=None, rounded=None,
+                          normwise=False, **snip):
     """Compare against the reference.  Where that fails, two other results are accepted too:
     where the inputs hold subnormals, that of the flushed inputs (``reference_at(flushed args)``
     → (ref, sens)); where the definition has intermediate steps, that of the definition with
@@ -318,22 +331,40 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         if not compare(_as_float(witness), ref, sens, dtype, n, passes, target.native_half)[0] and \
                 between(got, ref, witness, sens, dtype, n, passes, target.native_half, bound=bound)[0]:
             return Outcome(True, 0.0, allowed, undetermined=True)
-    msg = ""
+    msg, severity, off = "", "", ""
     if not ok:
         if isinstance(worst, str):
-            msg = f"{what}: {worst}"
+            msg, severity = f"{what}: {worst}", classify(off_domain="", structural=True)
         else:
             g = np.asarray(got)[worst] if worst is not None else got
             r = np.asarray(ref, dtype=object)[worst] if worst is not None else ref
             msg = (f"{what}: got {float(g)!r}, expected {float(r)!r} at index {tuple(int(i) for i in worst or ())}: "
                    f"{ulps:.3g} ULPs of {dtype} > allowed {allowed:.3g}")
+            off = _off_domain(target, args, dtype, snip.get("cotangent"))
+            if not off and math.isfinite(ulps):
+                scale = abs(float(_as_float(r))) + float(np.asarray(sens, dtype=np.float64)[worst])
+                if domain.tiny_output(max(scale, abs(float(g))), dtype):  # the result and what came back are tiny
+                    off = f"result of scale {scale:.3g} < {domain.OUTPUT_FLOOR[dtype]:.3g}, got {float(g):.3g}"
+            norm = row_scale(ref, sens, _row_axis(target.quantity)) if normwise else None
+            severity = classify(off_domain=off, nonfinite=not math.isfinite(ulps),
+                                within_practical=compare(got, ref, sens, dtype, n, passes, target.native_half,
+                                                         practical=True, norm=norm)[0])
     return Outcome(ok, ulps, allowed, msg, None if ok else _fmt(ref), None if ok else _fmt(got),
-                   "" if ok else snippet(target, args, dtype, **snip), "" if ok else _inputs_text(target.quantity, args))
+                   "" if ok else snippet(target, args, dtype, **snip), "" if ok else _inputs_text(target.quantity, args),
+                   severity=severity, off_domain=off)
+
+
+def _off_domain(target, args, dtype, cotangent=None) -> str:
+    """Why the case lies outside the typical domain (properties.domain), "" where it lies inside;
+    judged on the canonical arguments the reference sees (an adapter's pinned ones included)."""
+    return domain.tier(target.quantity, args, dtype, cotangent)
 
 
 def _raise_outcome(target, args, dtype, exc, what, **snip):
+    off = _off_domain(target, args, dtype, snip.get("cotangent"))
     return Outcome(False, math.inf, 0.0, f"{what}: raised {type(exc).__name__}: {exc}", None, None,
-                   snippet(target, args, dtype, **snip), _inputs_text(target.quantity, args))
+                   snippet(target, args, dtype, **snip), _inputs_text(target.quantity, args),
+                   severity=classify(off_domain=off, nonfinite=True), off_domain=off)
 
 
 # -- the reference, as the target presents the quantity ---------------------------------
@@ -405,14 +436,23 @@ def check_value(target, case, *, jit=False):
             out, jitted = evaluate(target, native)
     except Exception as e:  # the audited code crashed on valid input: a finding
         return _raise_outcome(target, args, dtype, e, "value", jit=jit)
+    note = ""
     if hasattr(out, "dtype") and fw.dtype_name(out) != dtype:
-        return Outcome(False, math.inf, 0.0, f"value: output dtype {fw.dtype_name(out)}, expected {dtype}",
-                       None, None, snippet(target, args, dtype, jit=jitted), _inputs_text(q, args))
+        got_dt = fw.dtype_name(out)
+        if got_dt not in DTYPES or mantissa_bits(got_dt) < mantissa_bits(dtype):  # precision lost: a bug anywhere
+            return Outcome(False, math.inf, 0.0, f"value: output dtype {got_dt}, expected {dtype}",
+                           None, None, snippet(target, args, dtype, jit=jitted), _inputs_text(q, args),
+                           severity=classify(off_domain="", structural=True))
+        note = f"a {dtype} input is answered in {got_dt} (more precise: a note, judged as {dtype})"
     got = fw.numpy(out)
     step = rel_step(dtype, n, q.passes_of(args), target.native_half)
-    return _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args,
-                                 reference_at=lambda a: reference_value(target, a, step),
-                                 rounded=lambda: rounded_value(target, args, dtype), jit=jitted)
+    out = _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args,
+                                reference_at=lambda a: reference_value(target, a, step),
+                                rounded=lambda: rounded_value(target, args, dtype), jit=jitted,
+                                normwise=q.output != "row")  # a vector output (softmax) is judged per sample
+    if out.ok and note:
+        out.note = note
+    return out
 
 
 def check_gradient(target, case):
@@ -438,7 +478,7 @@ def check_gradient(target, case):
         out = _outcome_from_compare(fw.numpy(g), ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
                                     reference_at=lambda a, wrt=wrt, step=step: reference_vjp(target, a, w, wrt, step),
                                     rounded=lambda wrt=wrt: rounded_vjp(target, args, w, wrt, dtype), cotangent=w, wrt=wrt,
-                                    jit=jit)
+                                    jit=jit, normwise=True)
         if not out.ok:
             return out
         worst = out if worst is None or out.max_ulps > worst.max_ulps else worst
@@ -476,9 +516,11 @@ def check_gradient_finite(target, case):
             bad |= np.isinf(g) & ~overflows
         if bad.any():
             i = tuple(int(t) for t in np.argwhere(bad)[0])
+            off = _off_domain(target, args, dtype, w)
             return Outcome(False, math.inf, 0.0,
                            f"gradient d/d{wrt} at a non-differentiable input: {g[i]!r} at index {i} (must be finite)",
-                           "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt, jit=jit), _inputs_text(q, args))
+                           "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt, jit=jit), _inputs_text(q, args),
+                           severity=classify(off_domain=off, nonfinite=True), off_domain=off)
     return Outcome(True)
 
 
@@ -571,13 +613,19 @@ def _claim_check(claim):
             bad = ~(err <= tol)  # NaN fails
             if bad.any():
                 i = tuple(int(t) for t in np.argwhere(bad)[0])
+                # the claim's tolerance is its rounding bound; within 2^26 of it (half of float64's digits)
+                # the claim holds but digits are lost
+                off = _off_domain(target, args, "float64")
+                severity = classify(off_domain=off, nonfinite=not np.isfinite(got[i]),
+                                    within_practical=bool(np.all(err <= tol * 2.0 ** 26)))
                 return Outcome(False, worst, 0.0,
                                f"claim {claim.name} ({c.what}): got {got[i]!r}, expected {exp[i]!r} ± {tol[i]:.3g} at index {i}"
                                + (f" (with {case['extra']})" if case["extra"] else ""),
                                _fmt(exp), _fmt(got),
                                claim_snippet(target, calls) if calls else snippet(target, args, "float64"),
                                _inputs_text(q, args) + (f"; {case['extra']}" if case["extra"] else ""),
-                               printed="\n".join(_printed(c["out"]) for c in calls) if calls else None)
+                               printed="\n".join(_printed(c["out"]) for c in calls) if calls else None,
+                               severity=severity, off_domain=off)
         return Outcome(True, worst)
     return check
 

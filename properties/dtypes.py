@@ -114,12 +114,45 @@ def error_bound(ref: float, scale: float, dtype: str, n: int, passes: int = 1, n
     return roundings(n, passes) * ec * (abs(ref) + scale) + final + flush_allowance(dtype, n, passes)
 
 
+def practical_bound(ref: float, scale: float, dtype: str, n: int, passes: int = 1, native: bool = False,
+                    norm: float | None = None) -> float:
+    """The practical tolerance: :func:`error_bound`, or half of the compute precision's digits
+    lost, 2^(−p/2)·(|ref| + S) with p its significand bits, whichever is larger.  An error within
+    the rounding bound is rounding; between the two it is an *accuracy* finding (correct, digits
+    lost: a logsumexp near 0 without log1p, softplus's threshold); beyond this, on the typical
+    domain, a *bug* (see properties.severity).  float64 keeps 8 of its 16 digits, float32 3.6 of
+    7.2; for half precision computed natively the rounding bound is already the larger.
+    ``norm``: the scale the digits are counted of (a gradient row's largest |ref| + S, see
+    :func:`row_scale`), default this entry's own."""
+    bits = compute_bits(dtype, native)
+    size = abs(ref) + scale if norm is None else max(norm, abs(ref) + scale)
+    return max(error_bound(ref, scale, dtype, n, passes, native),
+               2.0 ** (-bits / 2) * size + flush_allowance(dtype, n, passes))
+
+
 def rel_step(dtype: str, n: int, passes: int = 1, native: bool = False) -> float:
     """The relative input perturbation the error bound allows: C(n)·eps_c."""
     return roundings(n, passes) * eps(compute_dtype(dtype, native))
 
 
-def compare(got, ref, scale, dtype: str, n: int, passes: int = 1, native: bool = False):
+def row_scale(ref, scale, axis):
+    """The normwise scale of the practical tolerance: max over ``axis`` of |ref| + S (``"all"``: over
+    the whole array; None: each entry's own).  A gradient is judged normwise: an entry that is tiny
+    beside the others in its row (a saturated class, a dominant entry's quotient-rule cancellation)
+    may lose its own digits as long as the row keeps half of its."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        size = np.abs(np.vectorize(float, otypes=[np.float64])(ref) if np.size(ref) else np.zeros(np.shape(ref))) \
+            + np.asarray(scale, dtype=np.float64)
+    size = np.where(np.isfinite(size), size, 0.0)
+    if axis is None or size.ndim == 0:
+        return size
+    if axis == "all":
+        return np.full(size.shape, size.max() if size.size else 0.0)
+    return np.broadcast_to(size.max(axis=axis, keepdims=True), size.shape) if size.size else size
+
+
+def compare(got, ref, scale, dtype: str, n: int, passes: int = 1, native: bool = False, practical: bool = False,
+            norm=None):
     """Compare ``got`` (float64 array) to ``ref`` (object array of mpf) elementwise.
 
     ``scale`` is the sensitivity S from the reference.  Errors are counted in
@@ -129,6 +162,8 @@ def compare(got, ref, scale, dtype: str, n: int, passes: int = 1, native: bool =
     about C(n) ULPs everywhere and a larger figure means a real loss.
 
     ``native``: half precision computed natively, not in float32 (see the module docstring).
+    ``practical``: against :func:`practical_bound` instead of the rounding bound, its digits share
+    taken of ``norm`` (from :func:`row_scale`; default each entry's own |ref| + S).
 
     Returns (ok, max_ulps, allowed_ulps at the worst entry, worst index or a
     message).  Non-finite references must be matched exactly; NaN never passes.
@@ -153,7 +188,11 @@ def compare(got, ref, scale, dtype: str, n: int, passes: int = 1, native: bool =
         size = abs(float(r)) + float(scale[idx])
         unit = spacing(size, dtype)
         err = float(abs(mpmath.mpf(g) - r)) if math.isfinite(g) else math.inf
-        bound = error_bound(float(r), float(scale[idx]), dtype, n, passes, native)
+        if practical:
+            bound = practical_bound(float(r), float(scale[idx]), dtype, n, passes, native,
+                                    None if norm is None else float(norm[idx]))
+        else:
+            bound = error_bound(float(r), float(scale[idx]), dtype, n, passes, native)
         # errors within the flush-to-zero allowance count as 0 ULPs
         ftz = flush_allowance(dtype, n, passes)
         ulps, allowed = max(err - ftz, 0.0) / unit, (bound - ftz) / unit

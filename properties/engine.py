@@ -26,6 +26,7 @@ import spec
 from . import frameworks
 from .checks import Outcome, Property, Target, describe_exception, properties_for
 from .regressions import cases as regression_cases
+from .severity import DEFAULT_GATE, at_gate, rank
 
 #: health checks that only say the reference is slow or the arrays are big
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.differing_executors]
@@ -87,6 +88,10 @@ class _Run:
     calls_at_failure: int = 0
     frozen: str = ""  # why shrinking stopped early: "" (it did not), "time" or "calls"
     failures: dict = field(default_factory=dict)  # case key -> its failing Outcome
+    #: findings below the search's floor (severity -> the first Outcome of it): kept, not raised, so the
+    #: search goes on for a more severe one and the shrinker never leaves the floor's class
+    below: dict = field(default_factory=dict)
+    notes: set = field(default_factory=set)  # passing outcomes' remarks
 
     def budget_spent(self) -> str:
         if self.failed_at is None or self.frozen:
@@ -103,14 +108,36 @@ def _case_key(case) -> bytes:
 
 
 def run_property(prop: Property, target: Target, settings=None, seed=None, *, observer=None,
-                 shrink_seconds: float = SHRINK_SECONDS, shrink_calls: int | None = None) -> dict:
+                 shrink_seconds: float = SHRINK_SECONDS, shrink_calls: int | None = None,
+                 gate: str = DEFAULT_GATE) -> dict:
     """Run one property; return its result record (see reports.render for the schema).
+
+    The search raises (stops and shrinks) only for a **bug** (properties.severity): accuracy and
+    range findings are kept as found and the search goes on, so a bug is not hidden behind a
+    rounding finding, and the shrinker, which sees a lower-severity case as passing, never moves
+    a counterexample out of its class.  Without a bug the record reports the most severe finding
+    kept; at a stricter ``gate`` ("accuracy", "range") the search is run once more raising at the
+    gate, so that finding is shrunk too.  The record's ``severity`` is its finding's; ``others``
+    lists the lower-severity findings seen beside it.
 
     A failing property shrinks its counterexample for at most ``shrink_seconds`` and
     ``shrink_calls`` calls of the target (default ``SHRINK_CALLS_PER_EXAMPLE`` × the example
     budget); the record's ``calls`` counts every call made, ``shrunk`` says whether the
     counterexample is fully shrunk ("full"), cut by a budget ("time", "calls") or not shrunk
     ("off").  ``observer`` (see :class:`Observer`) is told of every example checked."""
+    at_gate("bug", gate)  # a ValueError naming the gate where it is unknown
+    rec = _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, "bug")
+    if (gate != "bug" and rec["verdict"] == "fails" and rec.get("shrunk") == "off" and rec.get("severity") != "bug"
+            and at_gate(rec.get("severity", ""), gate) and Phase.shrink in (settings or make_settings()[0]).phases):
+        again = _run_property(prop, target, settings, seed, Observer(), shrink_seconds, shrink_calls, gate)
+        if again["verdict"] == "fails":
+            again["calls"] += rec["calls"]
+            rec = again
+    return rec
+
+
+def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, floor) -> dict:
+    """One search of :func:`run_property`, raising at severity ``floor`` and above."""
     settings = settings or make_settings()[0]
     observer = observer or Observer()
     t0 = time.perf_counter()
@@ -145,9 +172,14 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
                 raise _Skipped(out)
             run.examples += 1
             run.undetermined += out.undetermined
-            if out.max_ulps >= run.max_ulps:
+            if out.note:
+                run.notes.add(out.note)
+            if out.ok and out.max_ulps >= run.max_ulps:
                 run.max_ulps, run.allowed = out.max_ulps, out.allowed_ulps
             observer.example_done(prop.name, run.examples, failing=run.last is not None or not out.ok)
+            if not out.ok and out.severity and not at_gate(out.severity, floor):
+                run.below.setdefault(out.severity, out)  # kept; the search goes on
+                return
         if not out.ok:
             run.last = out
             if run.failed_at is None:
@@ -164,11 +196,17 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     if seed is not None:
         test = hseed(seed)(test)
 
-    def finish(rec):
+    def finish(rec, as_found=False):
         rec["calls"] = run.calls
         if rec["verdict"] == "fails":
             run.budget_spent()  # Hypothesis's deadline (_shrink_deadline) may have ended the shrink first
-            rec["shrunk"] = "off" if not shrinking else (run.frozen or "full")
+            rec["shrunk"] = "off" if (as_found or not shrinking) else (run.frozen or "full")
+        others = [o for sev, o in sorted(run.below.items(), key=lambda kv: -rank(kv[0]))
+                  if o is not (run.last if not as_found else _worst_below(run))]
+        if others:
+            rec["others"] = [_finding(o) for o in others]
+        if run.notes:
+            rec["notes"] = sorted(run.notes)
         return rec
     try:
         for case in regressions:  # known hard inputs first
@@ -188,6 +226,8 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
         return finish(_record(prop, "error", Outcome(False, message=f"could not draw valid inputs: {e}"), run.examples, t0))
     except Exception as e:
         return finish(_record(prop, "error", Outcome(False, message=f"property raised {describe_exception(e)}"), run.examples, t0))
+    if run.below:  # no finding at the floor: the most severe one kept, as found
+        return finish(_record(prop, "fails", _worst_below(run), run.examples, t0), as_found=True)
     note = "" if not run.undetermined else (
         f"{run.undetermined} of {run.examples} examples undetermined: the dtype does not determine the "
         "result there (the exact and the rounded-steps results disagree beyond the tolerance); accepted between "
@@ -196,6 +236,16 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     if run.undetermined:
         rec["undetermined"] = run.undetermined
     return finish(rec)
+
+
+def _worst_below(run) -> Outcome:
+    return max(run.below.values(), key=lambda o: rank(o.severity))
+
+
+def _finding(out: Outcome) -> dict:
+    """A lower-severity finding seen beside a property's reported one (the record's ``others``)."""
+    return {"severity": out.severity, "off_domain": out.off_domain, "message": out.message,
+            "counterexample": _counterexample(out)}
 
 
 @contextlib.contextmanager
@@ -257,17 +307,28 @@ def _record(prop, verdict, out, examples, t0):
         "allowed_ulps": _finite(out.allowed_ulps), "message": out.message, "doc": prop.doc,
         "seconds": round(time.perf_counter() - t0, 3), "counterexample": None,
     }
-    if verdict == "fails" and (out.snippet or out.inputs):
-        rec["counterexample"] = {"snippet": out.snippet, "inputs": out.inputs, "expected": out.expected, "got": out.got}
-        if out.printed is not None:  # a claim: what its snippet's calls print, for the replay
-            rec["counterexample"]["printed"] = out.printed
+    if verdict == "fails":
+        rec["counterexample"] = _counterexample(out)
+        if prop.kind == "conformance":  # contract checks count with --strict, outside the severities
+            rec["severity"] = out.severity or "bug"
+            rec["off_domain"] = out.off_domain
     return rec
+
+
+def _counterexample(out: Outcome) -> dict | None:
+    if not (out.snippet or out.inputs):
+        return None
+    c = {"snippet": out.snippet, "inputs": out.inputs, "expected": out.expected, "got": out.got}
+    if out.printed is not None:  # a claim: what its snippet's calls print, for the replay
+        c["printed"] = out.printed
+    return c
 
 
 def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", *, label: str = "",
           target_spec: str = "", max_examples=None, seed=None, only=None, progress=None,
           shrink=True, stop_at_failure=False, conventions=(), complement=False, differentiable=True,
-          native_half=True, fixed=None, observer=None, shrink_seconds=SHRINK_SECONDS) -> dict:
+          native_half=True, fixed=None, observer=None, shrink_seconds=SHRINK_SECONDS,
+          gate: str = DEFAULT_GATE) -> dict:
     """Run every applicable property of ``quantity`` on ``fn``.
 
     Returns {"label", "target", "framework", "device", "quantity", "results": [...]}.
@@ -294,7 +355,12 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     ``native_half``: float16/bfloat16 are judged with their own epsilon, as
     computed natively (the catalogue allows that, and float32); False holds
     the target to float32 compute, the tighter bound our implementations meet.
+
+    ``gate`` ("bug", "accuracy" or "range"; see properties.severity): the severity at which
+    :func:`conformance_ok` fails the result.  Every finding is reported at any gate; a stricter
+    one also shrinks the findings it counts (see :func:`run_property`).
     """
+    at_gate("bug", gate)
     q = spec.get(quantity)
     framework = framework or frameworks.infer(fn)
     fw = frameworks.get(framework)
@@ -314,7 +380,7 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     observer.audit_started({p.name: planned(p, target, settings) for p in props})
     results = []
     for prop in props:
-        run = functools.partial(run_property, observer=observer, shrink_seconds=shrink_seconds)
+        run = functools.partial(run_property, observer=observer, shrink_seconds=shrink_seconds, gate=gate)
         rec = run(prop, target, settings, seed)  # the checks skip gradients of a non-differentiable target
         if rec["verdict"] == "fails" and conventions and prop.kind == "conformance":
             rec = _under_conventions(run, prop, target, settings, seed, conventions, rec)
@@ -322,10 +388,10 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
         observer.property_done(rec)
         if progress:
             progress(rec)
-        if stop_at_failure and rec["verdict"] != "holds":
+        if stop_at_failure and not _passes(rec, gate, strict=False):
             break
     return {"label": target.label, "target": target_spec, "framework": framework, "device": device,
-            "quantity": quantity, "half": "native" if native_half else "float32", "results": results}
+            "quantity": quantity, "half": "native" if native_half else "float32", "gate": gate, "results": results}
 
 
 def _under_conventions(run_property, prop, target, settings, seed, conventions, failed):
@@ -350,6 +416,20 @@ def _under_conventions(run_property, prop, target, settings, seed, conventions, 
 PASSING = ("holds", "deviates", "skipped")
 
 
-def conformance_ok(audit_result: dict, strict: bool = False) -> bool:
-    kinds = ("conformance", "contract") if strict else ("conformance",)
-    return all(r["verdict"] in PASSING for r in audit_result["results"] if r["kind"] in kinds)
+def _passes(rec: dict, gate: str, strict: bool) -> bool:
+    """Whether one record passes at ``gate``: a conformance finding below the gate passes (it is
+    still reported); an error never does; a contract check counts only with ``strict``."""
+    if rec["verdict"] in PASSING:
+        return True
+    if rec["kind"] == "contract":
+        return not strict
+    if rec["verdict"] == "fails":
+        return not at_gate(rec.get("severity") or "bug", gate)
+    return False
+
+
+def conformance_ok(audit_result: dict, strict: bool = False, gate: str | None = None) -> bool:
+    """Whether an audit passes: no conformance finding at ``gate`` (default: the audit's own, else
+    "bug"), no error, and with ``strict`` no failing contract check."""
+    gate = gate or audit_result.get("gate") or DEFAULT_GATE
+    return all(_passes(r, gate, strict) for r in audit_result["results"])

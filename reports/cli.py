@@ -126,23 +126,37 @@ def cmd_audit(args):
                                   max_examples=args.max_examples, seed=args.seed, only=args.only,
                                   progress=progress, observer=observer, native_half=args.half == "native",
                                   shrink=not args.no_shrink, shrink_seconds=args.shrink_time,
-                                  stop_at_failure=args.fail_fast, **declared)
+                                  stop_at_failure=args.fail_fast, gate=args.gate, **declared)
     except ValueError as e:
         raise UsageError(str(e)) from e
     _print_failures([result])
-    ok = engine.conformance_ok(result, strict=args.strict)
+    ok = engine.conformance_ok(result, strict=args.strict, gate=args.gate)
     conf = [r for r in result["results"] if r["kind"] == "conformance"]
     contract = [r for r in result["results"] if r["kind"] == "contract"]
     print(f"conformance: {sum(r['verdict'] == 'holds' for r in conf)}/{len(conf)} hold; "
           f"contract: {sum(r['verdict'] == 'holds' for r in contract)}/{len(contract)} hold"
           f"{'' if args.strict else ' (informational; --strict makes them count)'}")
-    print("verdict: PASS" if ok else "verdict: FAIL")
+    print(f"findings: {severity_summary(conf)}")
+    print(f"verdict: {'PASS' if ok else 'FAIL'} at gate {args.gate}"
+          + ("" if args.gate == "range" else f" (findings below it are reported, not counted; --gate {_STRICTER[args.gate]} counts them)"))
     if args.report:
         from reports.build import build_results
         from reports.render import write_report
         paths = write_report(build_results([result], settings=_settings(args), symbolic=False, quantities=[q.name]), args.report)
         print(f"report: {', '.join(str(p) for p in paths.values())}")
     return EXIT_OK if ok else EXIT_FAIL
+
+
+_STRICTER = {"bug": "accuracy", "accuracy": "range"}
+
+
+def severity_summary(records) -> str:
+    """"2 bug, 1 accuracy, 0 range, 1 error" for conformance records (properties.severity)."""
+    from properties.severity import SEVERITIES
+    counts = {s: sum(r["verdict"] == "fails" and r.get("severity") == s for r in records) for s in SEVERITIES}
+    text = ", ".join(f"{n} {s}" for s, n in counts.items())
+    errors = sum(r["verdict"] == "error" for r in records)
+    return text + (f", {errors} error" if errors else "")
 
 
 def _write_json(path, data):
@@ -159,7 +173,9 @@ def _print_failures(results):
         for r in res["results"]:
             if r["verdict"] == "fails" and r.get("counterexample"):
                 c = r["counterexample"]
-                print(f"\n--- {res['label']} :: {r['property']} ({r['kind']}) ---\n{r['message']}")
+                what = r["kind"] if r["kind"] != "conformance" else r.get("severity", "bug")
+                where = f"\noutside the typical domain: {r['off_domain']}" if r.get("off_domain") else ""
+                print(f"\n--- {res['label']} :: {r['property']} ({what}) ---\n{r['message']}{where}")
                 if c.get("snippet"):
                     print("reproduce:\n" + "\n".join("    " + line for line in c["snippet"].splitlines()))
                 if c.get("expected") is not None:
@@ -192,7 +208,8 @@ def cmd_report(args):
     print(f"{len(audits)} audits, {sum(len(a['results']) for a in audits)} properties, "
           f"{len(bad)} conformance failures on our implementations")
     if tp or skipped:
-        print(f"third-party code: {sum(r['verdict'] in ('fails', 'error') for r in tp)} findings, "
+        print(f"third-party code: {sum(r['verdict'] in ('fails', 'error') for r in tp)} findings "
+              f"({severity_summary(tp)}), "
               f"{sum(r['verdict'] == 'deviates' for r in tp)} deviations by a declared convention"
               + (f"; not audited (library missing): {', '.join(s['adapter'] for s in skipped)}" if skipped else ""))
     if bad:
@@ -213,8 +230,8 @@ def cmd_audit_all(args):
                             only=args.only, settings=_settings(args), jobs=args.jobs, update=args.update)
     tp = [r for a in results["audits"] for r in a["results"] if r["kind"] == "conformance"]
     print(f"\nthird-party report written: {Path(args.out) / 'thirdparty.md'}, {Path(args.out) / 'thirdparty.html'}")
-    print(f"{len(results['audits'])} targets audited; {sum(r['verdict'] in ('fails', 'error') for r in tp)} findings, "
-          f"{sum(r['verdict'] == 'deviates' for r in tp)} deviations by a declared convention")
+    print(f"{len(results['audits'])} targets audited; {sum(r['verdict'] in ('fails', 'error') for r in tp)} findings "
+          f"({severity_summary(tp)}), {sum(r['verdict'] == 'deviates' for r in tp)} deviations by a declared convention")
     for s in results["skipped_adapters"]:
         print(f"not audited: {s['adapter']} ({', '.join(s['missing'])} not installed)")
     return EXIT_OK
@@ -235,6 +252,10 @@ def parser():
     a.add_argument("--seed", type=int, help="random seed (default: derandomised, reproducible)")
     a.add_argument("--report", metavar="DIR", help="also write index.md, index.html and results.json to DIR")
     a.add_argument("--strict", action="store_true", help="contract checks (ValueError on bad input) also decide the exit status")
+    a.add_argument("--gate", choices=("bug", "accuracy", "range"), default="bug",
+                   help="the severity that fails the audit (default bug: a wrong value or gradient, NaN, a crash, "
+                        "on the typical domain); accuracy also counts digits lost beyond rounding, range also "
+                        "failures outside the typical domain. Every finding is reported at any gate")
     a.add_argument("--only", metavar="TEXT", help="run only properties whose name contains TEXT")
     a.add_argument("--json", metavar="FILE", help="write the results to FILE (rewritten after every property)")
     a.add_argument("--fail-fast", action="store_true", help="stop at the first property that does not hold")

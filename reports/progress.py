@@ -22,9 +22,15 @@ from properties.engine import Observer
 _MARK = {"holds": "PASS", "fails": "FAIL", "error": "ERROR", "skipped": "SKIP", "deviates": "CONV"}
 
 
+#: a failing conformance property's mark: its severity (properties.severity)
+_SEVERITY_MARK = {"bug": "BUG", "accuracy": "ACCUR", "range": "RANGE"}
+
+
 def result_line(rec: dict) -> str:
-    """The one line printed for a finished property (and its message on a second line)."""
-    mark = _MARK[rec["verdict"]]
+    """The one line printed for a finished property (and its message on a second line): a
+    failing conformance property is marked by its severity, and says why its counterexample
+    lies outside the typical domain."""
+    mark = _SEVERITY_MARK.get(rec.get("severity"), _MARK[rec["verdict"]]) if rec["verdict"] == "fails" else _MARK[rec["verdict"]]
     ulps = rec.get("max_ulps")
     extra = f"  max {ulps:.3g} ulp" if isinstance(ulps, (int, float)) and ulps else ""
     kind = "" if rec["kind"] == "conformance" else f"  ({rec['kind']})"
@@ -34,6 +40,10 @@ def result_line(rec: dict) -> str:
     line = f"  {mark:5} {rec['property']:<24} {rec['examples']:>4} ex{extra}{undetermined}{kind}{shrunk}"
     if rec["verdict"] != "holds" and rec["message"]:
         line += f"\n        {rec['message']}"
+    if rec.get("off_domain"):
+        line += f"\n        outside the typical domain: {rec['off_domain']}"
+    for o in rec.get("others", []):
+        line += f"\n        also ({o['severity']}): {o['message']}"
     return line
 
 

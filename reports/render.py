@@ -177,6 +177,15 @@ def _fmt_number(value: Any) -> str:
     return text
 
 
+#: one line per severity (properties.severity), beside each finding
+SEVERITY_TEXT = {
+    "bug": "wrong beyond the practical tolerance, NaN, a crash or a wrong shape on the typical domain: fails the default gate",
+    "accuracy": "correct but digits lost: beyond the rounding bound, within the practical tolerance (half the digits); "
+                "fails only at --gate accuracy",
+    "range": "fails only outside the typical domain (huge or tiny magnitudes, subnormals); fails only at --gate range",
+}
+
+
 def _fmt_ulps(value: Any) -> str:
     return f"{_fmt_number(value)} ulp" if value is not None else ""
 
@@ -191,7 +200,8 @@ def _cell(result: dict | None) -> tuple[str, str]:
         undetermined = f" ({result['undetermined']} undetermined)" if result.get("undetermined") else ""
         return "holds", f"✓ {ulps}{undetermined}".strip()
     if verdict == "fails":
-        return "fails", f"✗ {ulps}".strip()
+        severity = _text(result.get("severity"))
+        return "fails", " ".join(t for t in ("✗", severity, ulps) if t) if result.get("kind") != "contract" else "✗"
     if verdict == "error":
         return "error", "error"
     if verdict == "skipped":
@@ -234,9 +244,13 @@ def _overall(results: dict) -> tuple[str, str]:
         verdict = "PASS"
     else:
         verdict = "NO RESULTS"
+    severities = Counter(_text(r.get("severity")) for a in _audits(results)
+                         if bool(a.get("third_party")) == _is_thirdparty(results)
+                         for r in _results_of(a) if not _is_contract(r) and r.get("verdict") == "fails")
     explanation = (
         f"{len(rows)} audit target(s); conformance properties: "
-        f"{conformance['holds']} hold, {conformance['fails']} fail, "
+        f"{conformance['holds']} hold, {conformance['fails']} fail "
+        f"({severities['bug']} bug, {severities['accuracy']} accuracy, {severities['range']} range), "
         f"{conformance['error']} error, {conformance['skipped']} skipped. "
         f"Claims: {claim_status['refuted']} refuted, {claim_status['failed']} failed. "
         + (f"Third-party code ({len(theirs)} target(s), not in this verdict): {tp['holds']} hold, "
@@ -438,7 +452,7 @@ def _md_key_values(mapping: dict) -> str:
 def render_markdown(results: dict) -> str:
     """The whole report as GitHub-flavoured Markdown."""
     results = _mapping(results)
-    sections = [_md_header(results), _md_summary(results)]
+    sections = [_md_header(results), _md_summary(results), _md_domain()]
     if _is_thirdparty(results):
         sections.append(_md_third_party(results, full=True))
         sections += [_md_quantity(results, name, claims=False) for name in _quantity_names(results)]
@@ -447,6 +461,34 @@ def render_markdown(results: dict) -> str:
         sections.append(_md_third_party(results, full=False))
     sections.append(_md_failures(results))
     return "\n\n".join(sections) + "\n"
+
+
+def _domain_rows() -> tuple[list[str], list[list[str]]]:
+    """The typical domain (properties.domain) as table headers and rows of text."""
+    from properties import domain
+    dtypes = ("float16", "bfloat16", "float32", "float64")
+    rows = [[r["kinds"]] + [f"0 or {r['bounds'][dt][0]:.3g} … {r['bounds'][dt][1]:.3g}" for dt in dtypes] + [r["reason"]]
+            for r in domain.rows()]
+    return ["Argument kind", *dtypes, "Why"], rows
+
+
+def _severity_intro() -> str:
+    return ("Every finding has a severity: " + "; ".join(f"**{k}**: {v}" for k, v in SEVERITY_TEXT.items())
+            + ". The default gate is bug. Magnitudes of array entries (a masked entry's −inf and 0 are always typical); "
+            "a result whose scale and returned value both lie below the smallest typical magnitude is a range finding.")
+
+
+def _md_domain() -> str:
+    headers, rows = _domain_rows()
+    return "## Severities and the typical domain\n\n" + _severity_intro() + "\n\n" + _md_table(headers, [[_md_cell(c) for c in r] for r in rows])
+
+
+def _html_domain() -> str:
+    headers, rows = _domain_rows()
+    intro = html.escape(_severity_intro()).replace("**", "")
+    return ('<h2 id="domain">Severities and the typical domain</h2>' + f"<p>{intro}</p>"
+            + _html_table(headers,
+                          ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows]))
 
 
 def _md_header(results: dict) -> str:
@@ -602,6 +644,12 @@ def _failure_facts(results: dict, audit: dict, result: dict, code, esc=lambda v:
     facts = [("Target", f"{code(audit.get('target'))} ({esc(_target_text(audit))}), quantity {code(audit.get('quantity'))}"),
              ("Kind", f"{esc(kind)} · Verdict: {esc(result.get('verdict'))} · Examples: {esc(result.get('examples')) or 'n/a'}"),
              ("Max error", esc(_allowed_text(result)))]
+    if result.get("severity"):
+        facts.append(("Severity", esc(result.get("severity")) + " (" + esc(SEVERITY_TEXT.get(_text(result.get("severity")), "")) + ")"))
+    if result.get("off_domain"):
+        facts.append(("Outside the typical domain", esc(result.get("off_domain"))))
+    for other in result.get("others") or []:
+        facts.append((f"Also ({esc(other.get('severity'))})", esc(other.get("message"))))
     shrunk = {"time": "not fully shrunk (the shrink's time budget ran out)",
               "calls": "not fully shrunk (the shrink's call budget ran out)",
               "off": "not shrunk (as found)"}.get(_text(result.get("shrunk")))
@@ -720,7 +768,7 @@ def render_html(results: dict) -> str:
     """The whole report as one self-contained HTML page (inline CSS, no scripts)."""
     results = _mapping(results)
     ids = _html_ids(_quantity_names(results), "q-")
-    body = [_html_header(results, ids), _html_summary(results)]
+    body = [_html_header(results, ids), _html_summary(results), _html_domain()]
     if _is_thirdparty(results):
         body.append(_html_third_party(results, full=True))
         body += [_html_quantity(results, name, ids[name], claims=False) for name in ids]
