@@ -55,15 +55,21 @@ EXTRA_KINDS = {
 }
 
 
-def _typical(kind, dtype):
-    """The largest typical magnitude of an argument kind (properties.domain)."""
-    return domain.bound_for(kind).hi[dtype]
+def _typical_floats(kind, dtype, lo=None):
+    """Floats of the typical domain of ``kind``: |v| ≤ its top; magnitudes below its bottom become 0
+    (Hypothesis likes to draw the smallest subnormal), or ``lo`` where given (a positive length)."""
+    b = domain.bound_for(kind)
+    bottom, top = b.lo[dtype], b.hi[dtype]
+    if lo is not None:
+        return st.floats(0, top, exclude_min=True, allow_nan=False, allow_infinity=False, width=64).map(
+            lambda v: max(v, bottom))
+    return st.floats(-top, top, allow_nan=False, allow_infinity=False, width=64).map(
+        lambda v: 0.0 if abs(v) < bottom else v)
 
 
 def _elements(regime, dtype):
     if regime == "large":
-        t = _typical("vector", dtype)
-        return st.floats(-t, t, allow_nan=False, allow_infinity=False, width=64)
+        return _typical_floats("vector", dtype)
     if regime == "extreme":
         m = max_finite(dtype)
         return st.floats(-m, m, allow_nan=False, allow_infinity=False, width=64)
@@ -217,9 +223,7 @@ BOX_RELATIONS = GENERIC_RELATIONS + ("identical", "touching")
 def _box_scale(regime, dtype):
     """(coordinate, positive length) strategies of a regime, as float64."""
     if regime == "large":  # pixel-scale boxes up to the typical image size
-        t = _typical("box", dtype)
-        return (st.floats(-t, t, allow_nan=False, allow_infinity=False, width=64),
-                st.floats(0, t, exclude_min=True, allow_nan=False, allow_infinity=False, width=64))
+        return _typical_floats("box", dtype), _typical_floats("box", dtype, lo=True)
     if regime == "extreme":
         m = max_finite(dtype)
         return (st.floats(-m, m, allow_nan=False, allow_infinity=False, width=64),

@@ -129,6 +129,9 @@ def cmd_audit(args):
                                   stop_at_failure=args.fail_fast, gate=args.gate, **declared)
     except ValueError as e:
         raise UsageError(str(e)) from e
+    if adapter:  # an adapter's known deviations (upstream's choices and bugs), as audit-all annotates them
+        from impls.adapters import deviations
+        deviations.annotate(result)
     _print_failures([result])
     ok = engine.conformance_ok(result, strict=args.strict, gate=args.gate)
     conf = [r for r in result["results"] if r["kind"] == "conformance"]
@@ -180,6 +183,9 @@ def _print_failures(results):
                     print("reproduce:\n" + "\n".join("    " + line for line in c["snippet"].splitlines()))
                 if c.get("expected") is not None:
                     print(f"expected: {c['expected']}\ngot:      {c['got']}")
+                if r.get("known"):  # a row of impls/adapters/deviations.py explains it
+                    k = r["known"]
+                    print(f"known: {k['reason']}" + (f" ({k['upstream']})" if k.get("upstream") else ""))
 
 
 def cmd_report(args):

@@ -165,3 +165,59 @@ def test_jax_targets_run_under_jit_unless_they_do_not_trace():
     rec = engine.run_property(value, theirs, engine.make_settings(max_examples=3)[0])
     assert rec["verdict"] == "holds", rec["message"]
     assert checks.compiled(theirs) is None  # fell back to eager calls
+
+
+def _lse_nan_when_large_and_inexact():
+    """A logsumexp 1e-12 off (relative) everywhere — an accuracy finding in float64 — that returns NaN
+    where some |x| lies in (100, 1e4]: a bug on the typical domain's large magnitudes."""
+    torch = _torch()
+
+    def lse(x, k=1.0):
+        out = torch.logsumexp(k * x, dim=-1) / k * (1 + 1e-12)
+        large = ((x.abs() > 100) & (x.abs() <= 1e4)).any(dim=-1)
+        return torch.where(large, torch.full_like(out, float("nan")), out)
+    return lse
+
+
+def test_a_bug_is_not_hidden_behind_an_accuracy_finding():
+    """The search goes on past accuracy and range findings and stops at a bug; the shrunk
+    counterexample stays a bug (on the typical domain), and the accuracy finding is reported beside."""
+    rec = _run("stability[float64]", _lse_nan_when_large_and_inexact())
+    assert rec["verdict"] == "fails" and rec["severity"] == "bug", rec
+    assert rec["off_domain"] == "" and "nan" in rec["message"]
+    assert rec["shrunk"] in ("full", "time", "calls")
+    assert {o["severity"] for o in rec.get("others", [])} <= {"accuracy", "range"}
+
+
+def test_findings_below_the_gate_are_reported_not_counted():
+    """An accuracy-only target: the record fails with severity accuracy (as found, the search having
+    gone on for a bug); the audit passes at the default gate and fails at --gate accuracy, where the
+    finding is searched for again and shrunk."""
+    torch = _torch()
+
+    def lse(x, k=1.0):
+        return torch.logsumexp(k * x, dim=-1) / k * (1 + 1e-12)
+    res = engine.audit(lse, "logsumexp", "torch", only="value[float64]", max_examples=10)
+    [rec] = res["results"]
+    assert rec["verdict"] == "fails" and rec["severity"] == "accuracy" and rec["shrunk"] == "off", rec
+    assert engine.conformance_ok(res) and not engine.conformance_ok(res, gate="accuracy")
+    strict = engine.audit(lse, "logsumexp", "torch", only="value[float64]", max_examples=10, gate="accuracy")
+    [rec] = strict["results"]
+    assert rec["severity"] == "accuracy" and rec["shrunk"] in ("full", "time", "calls")
+    assert not engine.conformance_ok(strict)
+    with pytest.raises(ValueError, match="gate"):
+        engine.audit(lse, "logsumexp", "torch", only="value[float64]", gate="strict")
+
+
+def test_the_typical_domain_table():
+    """Each bound of properties/domain.py classifies as stated: inside, beyond the top, below the bottom;
+    zeros and masked −inf entries are typical; a tiny result answered by a tiny one is off the domain."""
+    from properties import domain
+    q = spec.get("logsumexp")
+    assert domain.tier(q, {"x": np.array([0.0, -np.inf, 1e4]), "k": 1.0}, "float32") == ""
+    assert "> 1e+04" in domain.tier(q, {"x": np.array([2e4]), "k": 1.0}, "float32")
+    assert "< 1e-30" in domain.tier(q, {"x": np.array([1e-31, 1.0]), "k": 1.0}, "float64")
+    assert "(k)" in domain.tier(q, {"x": np.array([1.0]), "k": 1e3}, "float64")
+    assert "> 1.02e+03" in domain.tier(q, {"x": np.array([2000.0]), "k": 1.0}, "float16")
+    assert domain.tiny_output(1e-40, "float64") and not domain.tiny_output(1e-20, "float64")
+    assert all(r["reason"] for r in domain.rows())
