@@ -289,7 +289,7 @@ def _row_axis(q):
 
 
 def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, reference_at=None, rounded=None,
-                          normwise=False, **snip):
+                          normwise=False, unit=False, **snip):
     """Compare against the reference.  Where that fails, two other results are accepted too:
     where the inputs hold subnormals, that of the flushed inputs (``reference_at(flushed args)``
     → (ref, sens)); where the definition has intermediate steps, that of the definition with
@@ -345,7 +345,9 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
                 scale = abs(float(_as_float(r))) + float(np.asarray(sens, dtype=np.float64)[worst])
                 if domain.tiny_output(max(scale, abs(float(g))), dtype):  # the result and what came back are tiny
                     off = f"result of scale {scale:.3g} < {domain.OUTPUT_FLOOR[dtype]:.3g}, got {float(g):.3g}"
-            norm = row_scale(ref, sens, _row_axis(target.quantity)) if normwise else None
+            norm = row_scale(ref, sens, _row_axis(target.quantity) if normwise else None)
+            if unit:  # a value's digits are counted of at least 1: a loss or a probability near 0 known to eps
+                norm = np.maximum(norm, 1.0)
             severity = classify(off_domain=off, nonfinite=not math.isfinite(ulps),
                                 within_practical=compare(got, ref, sens, dtype, n, passes, target.native_half,
                                                          practical=True, norm=norm)[0])
@@ -449,7 +451,7 @@ def check_value(target, case, *, jit=False):
     out = _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args,
                                 reference_at=lambda a: reference_value(target, a, step),
                                 rounded=lambda: rounded_value(target, args, dtype), jit=jitted,
-                                normwise=q.output != "row")  # a vector output (softmax) is judged per sample
+                                normwise=q.output != "row", unit=True)  # a vector output (softmax): per sample
     if out.ok and note:
         out.note = note
     return out

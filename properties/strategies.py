@@ -6,7 +6,8 @@ implementation sees.  Arrays stay small (correctness, not speed): one of
 ``BATCH_SHAPES`` and n ≤ ``MAX_N`` entries.
 
 Regimes:
-- ``moderate``: |x| ≤ 64, k in [1/8, 8] — values and gradients.
+- ``moderate``: |x| ≤ 64, k in [1/8, 8] — values and gradients; on the typical
+  domain (properties.domain): magnitudes below its bottom (1e-30) are drawn as 0.
 - ``extreme``: |x| anywhere up to the dtype's largest finite value, k in
   [1e-6, 1e6] — stability (overflow, underflow, cancellation).  Half of its
   draws (and the shrinker's target) are ``large``: the typical domain's large
@@ -55,11 +56,12 @@ EXTRA_KINDS = {
 }
 
 
-def _typical_floats(kind, dtype, lo=None):
-    """Floats of the typical domain of ``kind``: |v| ≤ its top; magnitudes below its bottom become 0
-    (Hypothesis likes to draw the smallest subnormal), or ``lo`` where given (a positive length)."""
+def _typical_floats(kind, dtype, lo=None, top=None):
+    """Floats of the typical domain of ``kind``: |v| ≤ its top (or ``top``); magnitudes below its
+    bottom become 0 (Hypothesis likes to draw the smallest subnormal), or the bottom where ``lo``
+    is given (a positive length)."""
     b = domain.bound_for(kind)
-    bottom, top = b.lo[dtype], b.hi[dtype]
+    bottom, top = b.lo[dtype], min(b.hi[dtype], top or math.inf)
     if lo is not None:
         return st.floats(0, top, exclude_min=True, allow_nan=False, allow_infinity=False, width=64).map(
             lambda v: max(v, bottom))
@@ -75,7 +77,7 @@ def _elements(regime, dtype):
         return st.floats(-m, m, allow_nan=False, allow_infinity=False, width=64)
     if regime == "claim":
         return st.integers(-2 ** 20, 2 ** 20).map(lambda v: v / 1024.0)
-    return st.floats(-64, 64, allow_nan=False, allow_infinity=False)
+    return _typical_floats("vector", dtype, top=64.0)
 
 
 #: Batch shapes: none, a singleton axis (broadcasting's edge case), one axis and
@@ -119,15 +121,19 @@ def masks(draw, shape, empty_rows):
     return mask.reshape(shape)
 
 
-def _unit_elements(regime):
-    """Entries in [0, 1] with exact 0s and 1s (hard labels) among them."""
-    return st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0, 1))
+def _unit_elements(regime, dtype="float64"):
+    """Entries in [0, 1] with exact 0s and 1s (hard labels) among them; below the typical domain's
+    bottom (properties.domain: 1e-30) only in the extreme regime."""
+    if regime == "extreme":
+        return st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0, 1))
+    lo = domain.bound_for("unit").lo[dtype]
+    return st.one_of(st.sampled_from([0.0, 1.0]), st.floats(0, 1).map(lambda v: 0.0 if v < lo else v))
 
 
 @st.composite
-def unit_arrays(draw, shape, dtype):
+def unit_arrays(draw, shape, dtype, regime="moderate"):
     size = int(np.prod(shape, dtype=int))
-    v = draw(st.lists(_unit_elements(None), min_size=size, max_size=size))
+    v = draw(st.lists(_unit_elements(regime, dtype), min_size=size, max_size=size))
     return round_to(np.array(v, dtype=np.float64).reshape(shape), dtype)
 
 
@@ -232,7 +238,7 @@ def _box_scale(regime, dtype):
         return (st.integers(-2 ** 20, 2 ** 20).map(lambda v: v / 1024.0),
                 st.integers(1, 2 ** 20).map(lambda v: v / 1024.0))
     # moderate: lengths ≥ 1 stay > 0 after rounding coordinates ≤ 128 to bfloat16 (spacing ≤ 1)
-    return st.floats(-64, 64, allow_nan=False, allow_infinity=False), st.floats(1, 64)
+    return _typical_floats("box", dtype, top=64.0), st.floats(1, 64)
 
 
 def _clip(v, dtype):
@@ -366,7 +372,7 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         elif a.kind == "simplex":
             v = draw(simplex_arrays(shape, dtype, zeros=mask if m is not None and a.name in (m.arg, m.weights) else None))
         elif a.kind == "unit":
-            v = np.where(zero, 0.0, draw(unit_arrays(shape, dtype)))
+            v = np.where(zero, 0.0, draw(unit_arrays(shape, dtype, regime)))
             if m is not None and a.name == m.weights:
                 v = np.where(mask, 0.0, v)
         elif a.kind == "sign":
