@@ -283,13 +283,23 @@ def flushed(args, dtype):
     return out if changed else None
 
 
+def _gradient_unit(w, x) -> float:
+    """The unit of a vector-Jacobian product w·∂f/∂x for the practical tolerance: a unit-sized result
+    (loss, probability, overlap) over inputs of size max(1, |x|), times the cotangent: max|w| / max(1,
+    max|x|).  The textbook softmax − onehot gradient of a cross-entropy is known to eps of that unit
+    (p − 1 with p ≈ 1 rounded), not of its own tiny entries."""
+    w, x = np.abs(np.asarray(w, dtype=np.float64)), np.abs(np.asarray(x, dtype=np.float64))
+    x = x[np.isfinite(x)]
+    return float(w.max() if w.size else 0.0) / max(1.0, float(x.max()) if x.size else 1.0)
+
+
 def _row_axis(q):
     """The axis a sample's entries lie along (the normwise scale of the practical tolerance)."""
     return {"last": -1, "first": 0}.get(q.layout, "all")
 
 
 def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, reference_at=None, rounded=None,
-                          normwise=False, unit=False, **snip):
+                          normwise=False, unit=0.0, **snip):
     """Compare against the reference.  Where that fails, two other results are accepted too:
     where the inputs hold subnormals, that of the flushed inputs (``reference_at(flushed args)``
     → (ref, sens)); where the definition has intermediate steps, that of the definition with
@@ -346,8 +356,7 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
                 if domain.tiny_output(max(scale, abs(float(g))), dtype):  # the result and what came back are tiny
                     off = f"result of scale {scale:.3g} < {domain.OUTPUT_FLOOR[dtype]:.3g}, got {float(g):.3g}"
             norm = row_scale(ref, sens, _row_axis(target.quantity) if normwise else None)
-            if unit:  # a value's digits are counted of at least 1: a loss or a probability near 0 known to eps
-                norm = np.maximum(norm, 1.0)
+            norm = np.maximum(norm, unit)  # the digits of at least the result's unit
             severity = classify(off_domain=off, nonfinite=not math.isfinite(ulps),
                                 within_practical=compare(got, ref, sens, dtype, n, passes, target.native_half,
                                                          practical=True, norm=norm)[0])
@@ -451,7 +460,7 @@ def check_value(target, case, *, jit=False):
     out = _outcome_from_compare(got, ref, sens, dtype, n, "jit value" if jit else "value", target, args,
                                 reference_at=lambda a: reference_value(target, a, step),
                                 rounded=lambda: rounded_value(target, args, dtype), jit=jitted,
-                                normwise=q.output != "row", unit=True)  # a vector output (softmax): per sample
+                                normwise=q.output != "row", unit=1.0)  # a vector output (softmax): per sample
     if out.ok and note:
         out.note = note
     return out
@@ -480,7 +489,7 @@ def check_gradient(target, case):
         out = _outcome_from_compare(fw.numpy(g), ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
                                     reference_at=lambda a, wrt=wrt, step=step: reference_vjp(target, a, w, wrt, step),
                                     rounded=lambda wrt=wrt: rounded_vjp(target, args, w, wrt, dtype), cotangent=w, wrt=wrt,
-                                    jit=jit, normwise=True)
+                                    jit=jit, normwise=True, unit=_gradient_unit(w, args[wrt]))
         if not out.ok:
             return out
         worst = out if worst is None or out.max_ulps > worst.max_ulps else worst

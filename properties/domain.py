@@ -77,7 +77,7 @@ def outside(kind: str, value, dtype: str) -> str:
     if kind in ALWAYS:
         return ""
     b = _BY_KIND.get(kind)
-    if b is None:
+    if b is None or np.asarray(value).dtype.kind in "iub":  # integer labels (a "target" given as classes)
         return ""
     v = np.abs(np.asarray(value, dtype=np.float64))
     v = v[np.isfinite(v) & (v != 0)] if v.size else v  # 0 and masked (-inf) entries are typical

@@ -123,9 +123,10 @@ def practical_bound(ref: float, scale: float, dtype: str, n: int, passes: int = 
     domain, a *bug* (see properties.severity).  float64 keeps 8 of its 16 digits, float32 3.6 of
     7.2; for half precision computed natively the rounding bound is already the larger.
     ``norm``: the scale the digits are counted of, default this entry's own |ref| + S: for a
-    gradient or a vector result the largest of its row (:func:`row_scale`), for a value at least 1
-    (properties.checks: a loss or probability near 0 is known to eps of the unit-sized terms it is
-    formed from, as log(1 + e^−19) = 4.8e-9 comes out 0 in float32 without log1p)."""
+    gradient or a vector result the largest of its row (:func:`row_scale`), and at least the result's
+    unit (properties.checks): 1 for a value (a loss or probability near 0 is known to eps of the
+    unit-sized terms it is formed from: log(1 + e^−19) = 4.8e-9 comes out 0 in float32 without
+    log1p), max|w| / max(1, |x|) for a gradient (softmax − onehot with p ≈ 1 rounded)."""
     bits = compute_bits(dtype, native)
     size = abs(ref) + scale if norm is None else max(norm, abs(ref) + scale)
     return max(error_bound(ref, scale, dtype, n, passes, native),
