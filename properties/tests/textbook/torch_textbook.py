@@ -28,7 +28,8 @@ def cross_entropy_log_softmax(logits, target):
     logp = F.log_softmax(logits, dim=-1)
     if not torch.is_floating_point(target):
         return -logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
-    return -torch.where(target > 0, target * logp, torch.zeros_like(logp)).sum(dim=-1)  # 0·log 0 = 0
+    masked = torch.isneginf(logp) & (target == 0)  # a masked class with weight 0 contributes nothing
+    return -(target * torch.where(masked, torch.zeros_like(logp), logp)).sum(dim=-1)
 
 
 def logistic_softplus(f, l):
