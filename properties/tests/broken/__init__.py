@@ -126,6 +126,8 @@ BROKEN += [
     Broken("iou_no_clamp", "box_iou", "torch", _B, "value", "intersection width not clamped at 0: negative overlap of disjoint boxes"),
     Broken("iou_no_degenerate_guard", "box_iou", "torch", _B, "stability", "0/0 = NaN when both boxes are degenerate"),
     Broken("iou_accepts_x2_lt_x1", "box_iou", "torch", _B, "contract:a", "x2 < x1 accepted silently"),
+    Broken("iou_half_native", "box_iou", "torch", _B, "stability[float16]",
+           "areas formed in float16 overflow for pixel-scale boxes (256 px and up): NaN on the typical domain"),
     Broken("giou_wrong_corners", "giou", "torch", _B, "value", "enclosing box from the wrong corners (the intersection's)"),
     Broken("giou_divides_by_union", "giou", "torch", _B, "value", "(|C| − |a ∪ b|) divided by |a ∪ b| instead of |C|"),
     Broken("diou_rho_not_squared", "diou", "torch", _B, "value", "ρ/c² instead of ρ²/c²"),

@@ -110,3 +110,11 @@ def _ciou(a, b, detach):
 
 def ciou_alpha_in_gradient(a, b):
     return _ciou(a, b, detach=False)  # differentiates through α
+
+
+def iou_half_native(a, b):
+    """Right formula, computed in the input dtype: in float16 the areas of pixel-scale boxes (from
+    256 × 256 = 65536 > 65504) overflow to inf, and inf / inf = NaN."""
+    _check(a, b)
+    inter, union, _ = _parts(a, b)
+    return _guarded(inter, union)
