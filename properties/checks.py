@@ -624,11 +624,13 @@ def _claim_check(claim):
             bad = ~(err <= tol)  # NaN fails
             if bad.any():
                 i = tuple(int(t) for t in np.argwhere(bad)[0])
-                # the claim's tolerance is its rounding bound; within 2^26 of it (half of float64's digits)
-                # the claim holds but digits are lost
+                # within half of float64's digits of the expected value (of at least 1, as a value's unit;
+                # never tighter than the claim's own tolerance, which for a statistical claim is its
+                # sampling error) the claim holds but digits are lost: an accuracy finding
                 off = _off_domain(target, args, "float64")
+                practical = np.maximum(tol, 2.0 ** -26 * np.maximum(np.abs(np.where(np.isfinite(exp), exp, 0.0)), 1.0))
                 severity = classify(off_domain=off, nonfinite=not np.isfinite(got[i]),
-                                    within_practical=bool(np.all(err <= tol * 2.0 ** 26)))
+                                    within_practical=bool(np.all(err <= practical)))
                 return Outcome(False, worst, 0.0,
                                f"claim {claim.name} ({c.what}): got {got[i]!r}, expected {exp[i]!r} ± {tol[i]:.3g} at index {i}"
                                + (f" (with {case['extra']})" if case["extra"] else ""),
