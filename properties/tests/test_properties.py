@@ -27,7 +27,12 @@ from properties.engine import make_settings, run_property
 #: NaN, a second one carrying a per-row exponent gives the entries, and properties/checks.py accepts a result
 #: between the exact and the rounded-steps evaluations where those two disagree (counted as undetermined in
 #: the record).
-OPEN: dict = {}
+OPEN: dict = {
+    ("giou", "stability[float64]"): "jax only, under jax.jit, found by the typical domain's large boxes (session 10): "
+    "a box 6807 px wide and 1e-6 px tall beside others; ∂GIoU/∂b at one entry 6.777464e-16 for 6.777456e-16 "
+    "(1.2e-6 relative; normwise within the practical tolerance: an accuracy finding); it passes when the torch "
+    "item ran first in the worker (the reference cache), fails alone — both to be looked into",
+}
 
 
 def _params():
