@@ -30,7 +30,7 @@ from spec import Reference
 from spec.quantity import ARRAY_KINDS, Quantity
 
 from . import domain, frameworks
-from .dtypes import DTYPES, between, compare, compute_bits, mantissa_bits, max_finite, rel_step, row_scale, spacing, tiny
+from .dtypes import DTYPES, as_float, between, compare, compute_bits, mantissa_bits, max_finite, rel_step, row_scale, spacing, tiny
 from .severity import classify
 from .strategies import EXTRA_KINDS, arguments, cotangents
 
@@ -260,10 +260,6 @@ def _printed(v) -> str:
     return np.array2string(np.asarray(v, dtype=np.float64), precision=17, floatmode="unique")  # print()'s threshold
 
 
-def _as_float(values) -> np.ndarray:
-    """An object array of mpf as float64 (beyond float64's range: ±inf, without a warning)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.vectorize(float, otypes=[np.float64])(values) if np.size(values) else np.zeros(np.shape(values))
 
 
 def _inputs_text(q, args):
@@ -338,7 +334,7 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         # the two admissible evaluations is accepted, a gradient anywhere within the scale of
         # the chain-rule terms that bounds both (dtypes.between), never NaN, and counted as
         # undetermined.
-        if not compare(_as_float(witness), ref, sens, dtype, n, passes, target.native_half)[0] and \
+        if not compare(as_float(witness), ref, sens, dtype, n, passes, target.native_half)[0] and \
                 between(got, ref, witness, sens, dtype, n, passes, target.native_half, bound=bound)[0]:
             return Outcome(True, 0.0, allowed, undetermined=True)
     msg, severity, off = "", "", ""
@@ -350,9 +346,9 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
             r = np.asarray(ref, dtype=object)[worst] if worst is not None else ref
             msg = (f"{what}: got {float(g)!r}, expected {float(r)!r} at index {tuple(int(i) for i in worst or ())}: "
                    f"{ulps:.3g} ULPs of {dtype} > allowed {allowed:.3g}")
-            off = _off_domain(target, args, dtype, snip.get("cotangent"))
+            off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
             if not off and math.isfinite(ulps):
-                scale = abs(float(_as_float(r))) + float(np.asarray(sens, dtype=np.float64)[worst])
+                scale = abs(float(as_float(r))) + float(np.asarray(sens, dtype=np.float64)[worst])
                 if domain.tiny_output(max(scale, abs(float(g))), dtype):  # the result and what came back are tiny
                     off = f"result of scale {scale:.3g} < {domain.OUTPUT_FLOOR[dtype]:.3g}, got {float(g):.3g}"
             norm = row_scale(ref, sens, _row_axis(target.quantity) if normwise else None)
@@ -365,14 +361,10 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
                    severity=severity, off_domain=off)
 
 
-def _off_domain(target, args, dtype, cotangent=None) -> str:
-    """Why the case lies outside the typical domain (properties.domain), "" where it lies inside;
-    judged on the canonical arguments the reference sees (an adapter's pinned ones included)."""
-    return domain.tier(target.quantity, args, dtype, cotangent)
 
 
 def _raise_outcome(target, args, dtype, exc, what, **snip):
-    off = _off_domain(target, args, dtype, snip.get("cotangent"))
+    off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
     return Outcome(False, math.inf, 0.0, f"{what}: raised {type(exc).__name__}: {exc}", None, None,
                    snippet(target, args, dtype, **snip), _inputs_text(target.quantity, args),
                    severity=classify(off_domain=off, nonfinite=True), off_domain=off)
@@ -519,15 +511,15 @@ def check_gradient_finite(target, case):
             return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
         bad = np.isnan(g)
         if np.isinf(g).any():
-            ref = _as_float(reference_vjp(target, args, w, wrt)[0])
+            ref = as_float(reference_vjp(target, args, w, wrt)[0])
             overflows = (np.abs(ref) >= top) & (np.sign(ref) == np.sign(g))
             if (np.isinf(g) & ~overflows).any() and Reference(q).has_steps(_reference_args(target, args)):
-                wit = _as_float(rounded_vjp(target, args, w, wrt, dtype)[0])
+                wit = as_float(rounded_vjp(target, args, w, wrt, dtype)[0])
                 overflows |= (np.abs(wit) >= top) & (np.sign(wit) == np.sign(g))
             bad |= np.isinf(g) & ~overflows
         if bad.any():
             i = tuple(int(t) for t in np.argwhere(bad)[0])
-            off = _off_domain(target, args, dtype, w)
+            off = domain.tier(target.quantity, args, dtype, w)
             return Outcome(False, math.inf, 0.0,
                            f"gradient d/d{wrt} at a non-differentiable input: {g[i]!r} at index {i} (must be finite)",
                            "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt, jit=jit), _inputs_text(q, args),
@@ -561,7 +553,7 @@ def _as_canonical(target, args, out, cotangent=None, wrt=None):
     else:
         shifted = reference_vjp(replace(plain, reference_args=target.reference_args), args, cotangent, wrt)[0]
         canonical = reference_vjp(plain, args, cotangent, wrt)[0]
-    return out - _as_float(shifted - canonical)
+    return out - as_float(shifted - canonical)
 
 
 def _claim_draw(claim):
@@ -627,7 +619,7 @@ def _claim_check(claim):
                 # within half of float64's digits of the expected value (of at least 1, as a value's unit;
                 # never tighter than the claim's own tolerance, which for a statistical claim is its
                 # sampling error) the claim holds but digits are lost: an accuracy finding
-                off = _off_domain(target, args, "float64")
+                off = domain.tier(target.quantity, args, "float64")
                 practical = np.maximum(tol, 2.0 ** -26 * np.maximum(np.abs(np.where(np.isfinite(exp), exp, 0.0)), 1.0))
                 severity = classify(off_domain=off, nonfinite=not np.isfinite(got[i]),
                                     within_practical=bool(np.all(err <= practical)))

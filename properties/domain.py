@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtypes import tiny
+from .dtypes import DTYPES, tiny
 
 
 @dataclass(frozen=True)
@@ -119,5 +119,5 @@ def rows() -> list[dict]:
     out = []
     for b in TABLE:
         out.append({"kinds": ", ".join(b.kinds), "reason": b.reason,
-                    "bounds": {dt: (b.lo[dt], b.hi[dt]) for dt in ("float16", "bfloat16", "float32", "float64")}})
+                    "bounds": {dt: (b.lo[dt], b.hi[dt]) for dt in DTYPES}})
     return out

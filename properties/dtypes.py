@@ -138,14 +138,18 @@ def rel_step(dtype: str, n: int, passes: int = 1, native: bool = False) -> float
     return roundings(n, passes) * eps(compute_dtype(dtype, native))
 
 
+def as_float(values) -> np.ndarray:
+    """An object array of mpf as float64 (beyond float64's range: ±inf, without a warning)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.vectorize(float, otypes=[np.float64])(values) if np.size(values) else np.zeros(np.shape(values))
+
+
 def row_scale(ref, scale, axis):
     """The normwise scale of the practical tolerance: max over ``axis`` of |ref| + S (``"all"``: over
     the whole array; None: each entry's own).  A gradient is judged normwise: an entry that is tiny
     beside the others in its row (a saturated class, a dominant entry's quotient-rule cancellation)
     may lose its own digits as long as the row keeps half of its."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        size = np.abs(np.vectorize(float, otypes=[np.float64])(ref) if np.size(ref) else np.zeros(np.shape(ref))) \
-            + np.asarray(scale, dtype=np.float64)
+    size = np.abs(as_float(ref)) + np.asarray(scale, dtype=np.float64)
     size = np.where(np.isfinite(size), size, 0.0)
     if axis is None or size.ndim == 0:
         return size

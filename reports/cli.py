@@ -133,6 +133,7 @@ def cmd_audit(args):
         from impls.adapters import deviations
         deviations.annotate(result)
     _print_failures([result])
+    from properties.severity import GATES
     ok = engine.conformance_ok(result, strict=args.strict, gate=args.gate)
     conf = [r for r in result["results"] if r["kind"] == "conformance"]
     contract = [r for r in result["results"] if r["kind"] == "contract"]
@@ -140,8 +141,9 @@ def cmd_audit(args):
           f"contract: {sum(r['verdict'] == 'holds' for r in contract)}/{len(contract)} hold"
           f"{'' if args.strict else ' (informational; --strict makes them count)'}")
     print(f"findings: {severity_summary(conf)}")
+    stricter = GATES[GATES.index(args.gate) + 1] if args.gate != GATES[-1] else ""
     print(f"verdict: {'PASS' if ok else 'FAIL'} at gate {args.gate}"
-          + ("" if args.gate == "range" else f" (findings below it are reported, not counted; --gate {_STRICTER[args.gate]} counts them)"))
+          + (f" (findings below it are reported, not counted; --gate {stricter} counts them)" if stricter else ""))
     if args.report:
         from reports.build import build_results
         from reports.render import write_report
@@ -150,7 +152,6 @@ def cmd_audit(args):
     return EXIT_OK if ok else EXIT_FAIL
 
 
-_STRICTER = {"bug": "accuracy", "accuracy": "range"}
 
 
 def severity_summary(records) -> str:
