@@ -715,8 +715,17 @@ class Reference:
             probes += [lambda f, t=t: c.moved(base, c.steps[t].symbol, f) for t in range(c.inner)]
             total = [mpmath.mpf(0)] * len(outs)
             for probe in probes:
-                moved = [probe(1 + sign * h) for sign in (1, -1)]
-                total = [t + max(abs(m[j] - outs[j]) for m in moved) / h for j, t in enumerate(total)]
+                moved = []
+                for sign in (1, -1):
+                    try:
+                        moved.append(probe(1 + sign * h))
+                    except (ZeroDivisionError, ValueError):
+                        # the moved input leaves the region this row's definition was compiled for
+                        # (a half-precision step of 19 % turns a box's corner into the other one: a
+                        # zero-width box, a union of 0): that side is not probed, the other one is
+                        pass
+                if moved:
+                    total = [t + max(abs(m[j] - outs[j]) for m in moved) / h for j, t in enumerate(total)]
             return [float(t) for t in total]
 
     @_memoised
