@@ -1,4 +1,4 @@
-"""nox sessions: tests (CI), report (the main job), thirdparty (audits of other libraries), bench, lint.
+"""nox sessions: tests (CI), slow (the slow test tier), report (the main job), thirdparty (audits of other libraries), bench, lint.
 
 Every session installs the project with pip into a virtualenv (the CPU
 torch wheel lies on this machine's disk and pip finds it; uv does not) and
@@ -24,15 +24,28 @@ def install(session, extras):
         session.env["LOSSCHECK_CACHE"] = os.path.join(session.virtualenv.location, "losscheck-cache")
 
 
-@nox.session(python=PYTHON)
-def tests(session):
-    """The test suite: properties of our implementations, spec claims, meta-tests (derandomised)."""
+def _pytest(session, tier):
     install(session, "torch,jax,dev")
     session.env["HYPOTHESIS_PROFILE"] = os.environ.get("HYPOTHESIS_PROFILE", "ci")
     # two workers (CI has two cores); --dist loadgroup keeps the torch and jax items of one
     # (quantity, property) in one worker, where the second reuses the first's reference values
     workers = os.environ.get("LOSSCHECK_WORKERS", str(min(2, os.cpu_count() or 1)))
-    session.run("pytest", "-q", "-rs", "--durations=10", "-n", workers, "--dist", "loadgroup", *session.posargs)
+    session.run("pytest", "-q", "-rs", "--durations=10", "-n", workers, "--dist", "loadgroup", "-m", tier,
+                *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def tests(session):
+    """The test suite (CI): properties of our implementations, spec claims, meta-tests, textbook
+    audits (derandomised), all but the slow tier (properties/tests/tiers.py)."""
+    _pytest(session, "not slow")
+
+
+@nox.session(python=PYTHON)
+def slow(session):
+    """The slow tier (properties/tests/tiers.py): our implementations at float16 and bfloat16 and the
+    items that take 30 s or more; run before a release (HYPOTHESIS_PROFILE=thorough for a larger budget)."""
+    _pytest(session, "slow")
 
 
 @nox.session(python=PYTHON)

@@ -11,6 +11,8 @@ conformance (they decide an audit's exit status)
   masked[dtype]     values and gradients with -inf entries and all-masked rows
   claim:NAME        each numerical claim of the spec (float64)
   jit[dtype]        jax only: jax.jit(target) vs the reference
+  unchanged[float32]   torch only: the call and its gradients leave the inputs as they were
+  repeatable[float32]  two calls on the same input agree (bitwise on the CPU)
 contract (reported beside; they fail an audit only with --strict)
   contract:ARG      out-of-domain ARG raises a ValueError naming ARG
 """
@@ -29,7 +31,7 @@ from hypothesis import assume
 from spec import Reference
 from spec.quantity import ARRAY_KINDS, Quantity
 
-from . import domain, frameworks
+from . import domain, frameworks, purity
 from .dtypes import DTYPES, as_float, between, compare, compute_bits, mantissa_bits, max_finite, rel_step, row_scale, spacing, tiny
 from .severity import classify
 from .strategies import EXTRA_KINDS, arguments, cotangents
@@ -61,6 +63,8 @@ class Target:
     native_half: bool = False
     #: canonical arguments pinned for every draw (an adapter's ``fixed``: the library has no such parameter)
     fixed: dict = field(default_factory=dict)
+    #: pinned arguments the callable has no parameter for (it hard-codes them): not passed to it
+    omit: tuple = ()
 
 
 class NotApplicable(Exception):
@@ -101,6 +105,8 @@ class Property:
     doc: str = ""
     #: checked against the mpmath reference (Quantity.budget scales its examples); claims are not
     uses_reference: bool = True
+    #: the dtype the property draws in ("" for claims and contract checks, which fix their own)
+    dtype: str = ""
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -120,16 +126,18 @@ def _native_args(target, args, dtype):
     return out
 
 
-def _call_kwargs(q, args):
-    """Positional for required args, keyword for the rest — the catalogue signature."""
-    pos = [args[a.name] for a in q.args if a.required]
-    kw = {a.name: args[a.name] for a in q.args if not a.required}
+def _call_kwargs(target, args):
+    """Positional for required args, keyword for the rest — the catalogue signature, less the
+    arguments the callable hard-codes (``Target.omit``)."""
+    q = target.quantity
+    pos = [args[a.name] for a in q.args if a.required and a.name not in target.omit]
+    kw = {a.name: args[a.name] for a in q.args if not a.required and a.name not in target.omit}
     return pos, kw
 
 
 def call(target, native, fn=None):
     """``fn`` (default the target's callable) on the native arguments, as the catalogue signature calls it."""
-    pos, kw = _call_kwargs(target.quantity, native)
+    pos, kw = _call_kwargs(target, native)
     return (fn or target.fn)(*pos, **kw)
 
 
@@ -141,6 +149,8 @@ def _jitted(target):
 #: (callable, quantity name) -> the callable under the framework's compiler, or None where there is
 #: none (torch) or where it cannot be traced (a Python branch on a value): called as it is from then on
 _COMPILED: dict = {}
+#: (callable, quantity name, argument) -> its jitted vector-Jacobian product (frameworks.Jax.jit_vjp)
+_COMPILED_VJP: dict = {}
 
 
 def compiled(target):
@@ -174,7 +184,17 @@ def evaluate(target, native, wrt=None, cotangent=None):
     fn = compiled(target)
     if fn is not None:
         try:
-            return run(fn), True
+            if wrt is None:
+                return run(fn), True
+            key = (target.fn, target.quantity.name, wrt)  # forward and pullback in one program (frameworks.jit_vjp)
+            if key not in _COMPILED_VJP:
+                if len(_COMPILED_VJP) > 256:
+                    _COMPILED_VJP.clear()
+                _COMPILED_VJP[key] = fw.jit_vjp(lambda **kw: call(target, kw), wrt,
+                                                [a.name for a in target.quantity.args if a.static])
+            out = _COMPILED_VJP[key](native, cotangent)
+            fw.synchronize(target.device)
+            return out, True
         except Exception:  # does not trace (or fails only under jit, which the jit property reports): eagerly
             _COMPILED[(target.fn, target.quantity.name)] = None
     return run(target.fn), False
@@ -225,7 +245,8 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False, body_on
             lines.append(f"{a.name} = {fw.literal(v, dtype, target.device)}")
         else:
             lines.append(f"{a.name} = {v!r}")
-    call_args = ", ".join([a.name for a in q.args if a.required] + [f"{a.name}={a.name}" for a in q.args if not a.required])
+    passed = [a for a in q.args if a.name not in target.omit]
+    call_args = ", ".join([a.name for a in passed if a.required] + [f"{a.name}={a.name}" for a in passed if not a.required])
     if jit:
         static = [a.name for a in q.args if a.static]
         lines.append(f"fn = jax.jit(fn, static_argnames={tuple(static)!r})")
@@ -236,6 +257,11 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False, body_on
                   f"w = {fw.literal(cotangent, dtype, target.device)}",
                   f"(g,) = torch.autograd.grad(out, {wrt}, grad_outputs=w)",
                   "print(g.double().cpu().numpy())"]
+    elif jit:  # as the audit ran it: forward and pullback in one program (frameworks.Jax.jit_vjp)
+        dynamic = ", ".join(a.name for a in passed if not a.static)
+        lines += [f"w = {fw.literal(cotangent, dtype, target.device)}",
+                  f"pull = jax.jit(lambda {dynamic}, w: jax.vjp(lambda {wrt}: fn({call_args}), {wrt})[1](w)[0])",
+                  f"g = pull({dynamic}, w)", "print(np.asarray(g, dtype=np.float64))"]
     else:
         lines += [f"out, pullback = jax.vjp(lambda {wrt}: fn({call_args}), {wrt})",
                   f"w = {fw.literal(cotangent, dtype, target.device)}",
@@ -347,6 +373,8 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
             msg = (f"{what}: got {float(g)!r}, expected {float(r)!r} at index {tuple(int(i) for i in worst or ())}: "
                    f"{ulps:.3g} ULPs of {dtype} > allowed {allowed:.3g}")
             off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
+            if not off and domain.huge_output(r, dtype):  # no answer in the dtype is right
+                off = f"result {float(as_float(r)):.3g} beyond {dtype}'s largest finite value"
             if not off and math.isfinite(ulps):
                 scale = abs(float(as_float(r))) + float(np.asarray(sens, dtype=np.float64)[worst])
                 if domain.tiny_output(max(scale, abs(float(g))), dtype):  # the result and what came back are tiny
@@ -439,6 +467,10 @@ def check_value(target, case, *, jit=False):
             out, jitted = evaluate(target, native)
     except Exception as e:  # the audited code crashed on valid input: a finding
         return _raise_outcome(target, args, dtype, e, "value", jit=jit)
+    problem = fw.output_problem(out, target.device)
+    if problem:  # a Python float, a list, None: said as it is, not as a precision error
+        return Outcome(False, math.inf, 0.0, f"value: {problem}", None, None, snippet(target, args, dtype, jit=jitted),
+                       _inputs_text(q, args), severity=classify(off_domain="", structural=True))
     note = ""
     if hasattr(out, "dtype") and fw.dtype_name(out) != dtype:
         got_dt = fw.dtype_name(out)
@@ -455,6 +487,10 @@ def check_value(target, case, *, jit=False):
                                 normwise=q.output != "row", unit=1.0)  # a vector output (softmax): per sample
     if out.ok and note:
         out.note = note
+    if not out.ok and not target.complement:  # a loss 1 − q audited as the score q: say so
+        loss = replace(target, complement=True)
+        if compare(got, *reference_value(loss, args, step), dtype, n, q.passes_of(args), target.native_half)[0]:
+            out.message += " (1 − q matches: if the callable returns the loss 1 − q, audit it with --loss)"
     return out
 
 
@@ -726,25 +762,32 @@ def properties_for(q: Quantity, framework: str, dtypes=DTYPES) -> list[Property]
     props = []
     for dt in dtypes:
         props.append(Property(f"value[{dt}]", "conformance", _draw_case("moderate", dt, False), check_value,
-                              "values vs the 60-digit reference"))
+                              "values vs the 60-digit reference", dtype=dt))
     if q.grad_args:
         for dt in dtypes:
             props.append(Property(f"gradient[{dt}]", "conformance", _draw_case("moderate", dt, True), check_gradient,
-                                  "vector-Jacobian products vs the reference"))
+                                  "vector-Jacobian products vs the reference", dtype=dt))
     for dt in dtypes:
         props.append(Property(f"stability[{dt}]", "conformance", _draw_case("extreme", dt, True), check_value_and_gradient,
-                              "values and gradients at extreme magnitudes"))
+                              "values and gradients at extreme magnitudes", dtype=dt))
     if q.masking is not None:
         for dt in dtypes:
             props.append(Property(f"masked[{dt}]", "conformance", _draw_case("masked", dt, True), check_value_and_gradient,
-                                  "-inf entries and all-masked rows"))
+                                  "-inf entries and all-masked rows", dtype=dt))
     for c in q.numerical_claims:
         props.append(Property(f"claim:{c.name}", "conformance", _claim_draw(c), _claim_check(c), c.statement,
                               uses_reference=False))
+    if framework == "torch":  # jax arrays are immutable
+        props.append(Property("unchanged[float32]", "conformance", _draw_case("moderate", "float32", False),
+                              purity.check_unchanged, "the call and its gradients leave the inputs as they were",
+                              uses_reference=False, dtype="float32"))
+    props.append(Property("repeatable[float32]", "conformance", _draw_case("moderate", "float32", False),
+                          purity.check_repeatable, "two calls on the same input agree (bitwise on the CPU)",
+                          uses_reference=False, dtype="float32"))
     if framework == "jax":
         for dt in ("float32", "float64"):
             props.append(Property(f"jit[{dt}]", "conformance", _draw_case("moderate", dt, False),
-                                  lambda t, c: check_value(t, c, jit=True), "jax.jit(target) vs the reference"))
+                                  lambda t, c: check_value(t, c, jit=True), "jax.jit(target) vs the reference", dtype=dt))
     for arg, bads in q.invalid.items():
         props.append(Property(f"contract:{arg}", "contract", None, contract_check(arg, bads),
                               f"out-of-domain {arg} raises ValueError naming it: {', '.join(map(str, bads))}"))

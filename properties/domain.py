@@ -15,9 +15,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import mpmath
 import numpy as np
 
-from .dtypes import DTYPES, tiny
+from .dtypes import DTYPES, max_finite, tiny
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,12 @@ def tiny_output(scale: float, dtype: str) -> bool:
     """Whether a result of scale ``scale`` lies below the typical domain: max(|ref| + S, |got|) of a
     failed comparison (see properties.dtypes.compare), so a tiny result answered by a tiny one."""
     return math.isfinite(scale) and scale < OUTPUT_FLOOR[dtype]
+
+
+def huge_output(value, dtype: str) -> bool:
+    """Whether the exact result lies beyond ``dtype``'s largest finite value: no answer in the dtype
+    is right there (an inf or a NaN is reported, as range, not counted as a bug)."""
+    return bool(mpmath.isfinite(value)) and abs(value) > max_finite(dtype)
 
 
 def rows() -> list[dict]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import math
 import pickle
 import time
@@ -18,10 +19,11 @@ from hypothesis import HealthCheck, Phase, given
 from hypothesis import seed as hseed
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from hypothesis.errors import FailedHealthCheck, HypothesisDeprecationWarning, Unsatisfiable, UnsatisfiedAssumption
+from hypothesis.errors import FailedHealthCheck, FlakyFailure, HypothesisDeprecationWarning, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.reporting import with_reporter
 
 import spec
+from spec.quantity import ARRAY_KINDS
 
 from . import frameworks
 from .checks import Outcome, Property, Target, describe_exception, properties_for
@@ -167,7 +169,10 @@ def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink
                 return  # the shrink's budget is spent: no further call
         else:
             run.calls += 1
-            out = prop.check(target, case)
+            try:
+                out = prop.check(target, case)
+            except SystemExit as e:  # the target ended the interpreter: a finding, never the audit's exit status
+                out = Outcome(False, math.inf, message=f"the target called sys.exit({e.code!r})", severity="bug")
             if out.skipped:
                 raise _Skipped(out)
             run.examples += 1
@@ -222,6 +227,13 @@ def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink
         return finish(_record(prop, "skipped", e.outcome, 0, t0))
     except _Failed as e:  # Hypothesis re-raises the shrunk example last
         return finish(_record(prop, "fails", run.last or e.outcome, run.examples, t0))
+    except FlakyFailure as e:  # a failure that did not fail again when replayed: the target is not a function of its input
+        if run.last is None:
+            return finish(_record(prop, "error", Outcome(False, message=f"property raised {describe_exception(e)}"),
+                                  run.examples, t0))
+        out = replace(run.last, message=run.last.message + " (it did not fail again when the same input was replayed: "
+                      "the target's output is not a function of its input)")
+        return finish(_record(prop, "fails", out, run.examples, t0), as_found=True)
     except (Unsatisfiable, FailedHealthCheck) as e:
         return finish(_record(prop, "error", Outcome(False, message=f"could not draw valid inputs: {e}"), run.examples, t0))
     except Exception as e:
@@ -349,8 +361,11 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     ``deviates`` (the deviation's counterexample is kept); if not, it is
     ``fails`` with the counterexample the conventions do not explain.
 
-    ``fixed``: canonical arguments pinned for every draw (an adapter's
-    arguments the library has no parameter for).
+    ``fixed``: canonical scalar arguments pinned for every draw (an adapter's
+    arguments the library has no parameter for; a user's ``--fix smooth=1``):
+    the reference is evaluated at the pinned value, claims that vary the
+    argument do not apply, and where ``fn`` has no parameter of that name it
+    is called without it (it hard-codes the value).
 
     ``native_half``: float16/bfloat16 are judged with their own epsilon, as
     computed natively (the catalogue allows that, and float32); False holds
@@ -368,9 +383,10 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
         raise ValueError(f"framework {framework!r} is not installed")
     if device not in fw.devices():
         raise ValueError(f"device {device!r} is not available for {framework} (available: {fw.devices()})")
+    fixed = dict(fixed or {})
     target = Target(fn, q, framework, device, label or target_spec or getattr(fn, "__qualname__", "target"), target_spec,
                     complement=complement, differentiable=differentiable, native_half=native_half,
-                    fixed=dict(fixed or {}))
+                    fixed=fixed, omit=_hard_coded(fn, q, fixed))
     settings, seed = make_settings(max_examples, seed, shrink=shrink)
     props = [p for p in properties_for(q, framework) if not only or only in p.name]
     if not props:
@@ -392,6 +408,23 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
             break
     return {"label": target.label, "target": target_spec, "framework": framework, "device": device,
             "quantity": quantity, "half": "native" if native_half else "float32", "gate": gate, "results": results}
+
+
+def _hard_coded(fn, q, fixed: dict) -> tuple:
+    """The ``fixed`` arguments ``fn`` has no parameter for (it hard-codes them; not passed to it).
+    A ValueError naming the argument where one is not a scalar argument of ``q``."""
+    scalars = [a.name for a in q.args if a.kind not in ARRAY_KINDS]
+    for name in fixed:
+        if name not in scalars:
+            raise ValueError(f"fixed: {name!r} is not a scalar argument of {q.name} "
+                             f"(its scalar arguments: {', '.join(scalars) or 'none'}; signature {q.signature})")
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # no signature (a builtin): pass every argument
+        return ()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return ()
+    return tuple(name for name in fixed if name not in params)
 
 
 def _under_conventions(run_property, prop, target, settings, seed, conventions, failed):

@@ -18,9 +18,19 @@ NAMES = ("torch", "jax")
 
 class Framework:
     name = ""
+    array_type = ""  # what a target must return, for messages
 
     def module(self):
         return importlib.import_module(self.name)
+
+    def output_problem(self, out, device: str) -> str:
+        """What is wrong with a target's return value before its numbers are read ("" where
+        nothing is): not the framework's array (a Python float, a list, None), or on another device."""
+        if not self.is_array(out):
+            shown = repr(out) if len(repr(out)) <= 60 else repr(out)[:57] + "..."
+            return f"returned {type(out).__name__} {shown}, expected a {self.array_type}"
+        on = self.device_of(out)
+        return "" if on == device else f"returned an array on {on}, the inputs were on {device}"
 
     def available(self) -> bool:
         try:
@@ -32,6 +42,13 @@ class Framework:
 
 class Torch(Framework):
     name = "torch"
+    array_type = "torch.Tensor"
+
+    def is_array(self, out) -> bool:
+        return isinstance(out, self.module().Tensor)
+
+    def device_of(self, out) -> str:
+        return out.device.type
 
     def devices(self):
         torch = self.module()
@@ -71,6 +88,9 @@ class Torch(Framework):
     def jit(self, fn, static):
         return None
 
+    def jit_vjp(self, fn, wrt, static):
+        return None
+
     def synchronize(self, device):
         if device == "cuda":
             self.module().cuda.synchronize()
@@ -89,6 +109,13 @@ class Torch(Framework):
 
 class Jax(Framework):
     name = "jax"
+    array_type = "jax.Array"
+
+    def is_array(self, out) -> bool:
+        return isinstance(out, self.module().Array)
+
+    def device_of(self, out) -> str:
+        return next(iter(out.devices())).platform
 
     def module(self):
         jax = importlib.import_module("jax")
@@ -142,6 +169,23 @@ class Jax(Framework):
 
     def jit(self, fn, static):
         return self.module().jit(fn, static_argnames=tuple(static))
+
+    def jit_vjp(self, fn, wrt, static):
+        """``(kwargs, cotangent) -> vjp`` of ``fn(**kwargs)`` w.r.t. ``kwargs[wrt]``, forward and pullback
+        in one ``jax.jit`` program (the ``static`` arguments as jit's static arguments): compiled once per
+        shape and dtype, where :meth:`vjp` of a jitted ``fn`` traces its linearisation again on every call."""
+        jax = self.module()
+
+        def pullback(dynamic, fixed, cotangent):
+            rest = {k: v for k, v in dynamic.items() if k != wrt}
+            out, pb = jax.vjp(lambda x: fn(**rest, **dict(fixed), **{wrt: x}), dynamic[wrt])
+            return pb(cotangent.astype(out.dtype))[0]
+        jitted = jax.jit(pullback, static_argnames=("fixed",))
+
+        def run(kwargs, cotangent):
+            fixed = tuple(sorted((k, v) for k, v in kwargs.items() if k in static))
+            return jitted({k: v for k, v in kwargs.items() if k not in static}, fixed, cotangent)
+        return run
 
     def synchronize(self, device):
         pass

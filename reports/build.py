@@ -109,7 +109,7 @@ def build_results(audits, settings=None, symbolic=True, verbose=False, quantitie
         }
     return {
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "losscheck_version": _version(),
+        "losscheck_version": version(),
         "settings": settings or {},
         "environment": environment(),
         "quantities": quantities,
@@ -117,9 +117,10 @@ def build_results(audits, settings=None, symbolic=True, verbose=False, quantitie
     }
 
 
-def _version():
+def version() -> str:
+    """losscheck's installed version ("0+unknown" from a checkout that is not installed)."""
+    from importlib import metadata
     try:
-        from importlib.metadata import version
-        return version("losscheck")
-    except Exception:
+        return metadata.version("losscheck")
+    except metadata.PackageNotFoundError:
         return "0+unknown"

@@ -16,6 +16,7 @@ are in it), 1 with ``--strict`` if a conformance property fails.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import importlib.util
 import inspect
@@ -53,6 +54,8 @@ def load_target(target: str):
             module = importlib.import_module(mod_name)
     except UsageError:
         raise
+    except SystemExit as e:  # never the audit's own exit status
+        raise UsageError(f"cannot import TARGET {mod_name!r}: importing it called sys.exit({e.code!r})") from None
     except Exception as e:
         raise UsageError(f"cannot import TARGET {mod_name!r}: {type(e).__name__}: {e}") from e
     fn = getattr(module, attr, None)
@@ -69,14 +72,16 @@ def _adapter(name):
     return {a.name: a for a in adapters.adapters()}.get(name)
 
 
-def check_signature(fn, q):
-    """The callable must accept the catalogue signature (required args positionally, the rest by name)."""
+def check_signature(fn, q, fixed=()):
+    """The callable must accept the catalogue signature (required args positionally, the rest by
+    name), less the ``fixed`` arguments it has no parameter for (it hard-codes them)."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return  # builtins without a signature: let the properties speak
+    args = [a for a in q.args if not (a.name in fixed and a.name not in sig.parameters)]
     try:
-        sig.bind(*[a.name for a in q.args if a.required], **{a.name: a.default for a in q.args if not a.required})
+        sig.bind(*[a.name for a in args if a.required], **{a.name: a.default for a in args if not a.required})
     except TypeError as e:
         raise UsageError(f"signature does not fit: {q.name} needs {q.signature}, the target is {fn.__name__}{sig} ({e})") from e
 
@@ -88,9 +93,32 @@ def cmd_list(args):
     return EXIT_OK
 
 
+def _writable(path: str, what: str, folder: bool) -> None:
+    """A UsageError, before any work, unless ``path`` (a file, or with ``folder`` a folder that is
+    made if missing) can be written."""
+    p = Path(path)
+    if folder and p.exists() and not p.is_dir():
+        raise UsageError(f"{what} {path!r} is a file, not a folder")
+    if not folder and p.is_dir():
+        raise UsageError(f"{what} {path!r} is a folder, not a file")
+    if not folder and not p.parent.is_dir():
+        raise UsageError(f"{what} {path!r}: the folder {str(p.parent)!r} does not exist")
+    base = p if folder else p.parent
+    while not base.exists():
+        base = base.parent
+    if not base.is_dir():
+        raise UsageError(f"{what} {path!r}: {str(base)!r} is a file, not a folder")
+    if not os.access(base, os.W_OK):
+        raise UsageError(f"{what} {path!r}: {str(base)!r} is not writable")
+
+
 def cmd_audit(args):
     import spec
     from properties import engine, profiles
+    if args.json:
+        _writable(args.json, "--json", folder=False)
+    if args.report:
+        _writable(args.report, "--report", folder=True)
     profiles.load(args.profile)
     adapter = _adapter(args.target)
     if adapter and args.quantity not in (None, adapter.quantity):
@@ -102,24 +130,41 @@ def cmd_audit(args):
     except ValueError as e:
         raise UsageError(str(e)) from e
     fn = adapter.fn if adapter else load_target(args.target)
-    check_signature(fn, q)
+    user = _declared(args, q)
+    if adapter and user:
+        raise UsageError(f"--loss, --fix and --no-grad declare a user's callable; adapter {adapter.name} declares its own")
+    check_signature(fn, q, user.get("fixed", {}))
     from properties import frameworks
     try:
         framework = args.framework or (adapter.framework if adapter else frameworks.infer(fn))
     except ValueError as e:
         raise UsageError(str(e)) from e
+    if args.framework and not adapter:  # a torch target audited as jax fails every property: say so first
+        try:
+            uses = frameworks.infer(fn)
+        except ValueError:  # both or neither: the properties will tell
+            uses = args.framework
+        if uses != args.framework:
+            raise UsageError(f"--framework {args.framework}, but the target's module uses {uses} only "
+                             f"(drop --framework, or pass --framework {uses})")
     print(f"losscheck audit {args.target} --quantity {q.name} ({framework}, {args.device}, "
           f"{args.max_examples} examples per property{'' if args.seed is None else f', seed {args.seed}'})", flush=True)
     from reports.progress import AuditProgress
     try:
         declared = dict(conventions=adapter.conventions, complement=adapter.complement,
-                        differentiable=adapter.differentiable, fixed=adapter.fixed) if adapter else {}
+                        differentiable=adapter.differentiable, fixed=adapter.fixed) if adapter else user
         done = []
+        from reports.build import version
+        record = {"losscheck_version": version(), "target": args.target, "quantity": q.name, "framework": framework,
+                  "device": args.device, "gate": args.gate, "settings": _settings(args), "completed": False,
+                  "results": done}
+        if args.json:  # replaces what an earlier run left at once: it reads as incomplete until the end
+            _write_json(args.json, record)
 
         def progress(rec):
             done.append(rec)
             if args.json:  # rewritten after every property: a crash later keeps what finished
-                _write_json(args.json, {"quantity": q.name, "results": done})
+                _write_json(args.json, record)
         with AuditProgress() as observer:
             result = engine.audit(fn, q.name, framework, args.device, label=args.target,
                                   target_spec=adapter.target if adapter else args.target,
@@ -135,6 +180,8 @@ def cmd_audit(args):
     _print_failures([result])
     from properties.severity import GATES
     ok = engine.conformance_ok(result, strict=args.strict, gate=args.gate)
+    if args.json:
+        _write_json(args.json, {**record, "results": result["results"], "completed": True, "passed": ok})
     conf = [r for r in result["results"] if r["kind"] == "conformance"]
     contract = [r for r in result["results"] if r["kind"] == "contract"]
     print(f"conformance: {sum(r['verdict'] == 'holds' for r in conf)}/{len(conf)} hold; "
@@ -166,6 +213,38 @@ def severity_summary(records) -> str:
 def _write_json(path, data):
     from reports.render import _atomic_write, to_json
     _atomic_write(Path(path), to_json(data))
+
+
+def _declared(args, q) -> dict:
+    """What ``--loss``, ``--fix NAME=VALUE`` and ``--no-grad`` declare of a user's callable, as
+    engine.audit takes it (an adapter's ``complement``, ``fixed`` and ``differentiable``)."""
+    out = {}
+    if args.loss:
+        out["complement"] = True
+    if args.no_grad:
+        out["differentiable"] = False
+    fixed = {}
+    for item in args.fix or ():
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"--fix takes NAME=VALUE (e.g. --fix smooth=1), got {item!r}")
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            value = None
+        if not isinstance(value, (bool, int, float)):
+            raise UsageError(f"--fix {name}: {text!r} is not a number or True/False")
+        from spec.quantity import ARRAY_KINDS
+        scalar = {a.name: a for a in q.args if a.kind not in ARRAY_KINDS}
+        if name not in scalar:
+            raise UsageError(f"--fix {name}: not a scalar argument of {q.name} (signature {q.signature})")
+        if isinstance(scalar[name].default, float) and not isinstance(value, bool):
+            value = float(value)  # smooth=1 means 1.0
+        fixed[name] = value
+    if fixed:
+        out["fixed"] = fixed
+    return out
 
 
 def _settings(args):
@@ -273,6 +352,12 @@ def parser():
     a.add_argument("--half", choices=("native", "float32"), default="native",
                    help="bound for float16/bfloat16: computed natively (default; the catalogue allows it) or in "
                         "float32 (the tighter bound, which losscheck's own implementations meet)")
+    a.add_argument("--loss", action="store_true",
+                   help="the callable returns the loss 1 − q rather than the score q (e.g. a dice_loss audited as dice)")
+    a.add_argument("--fix", action="append", metavar="NAME=VALUE",
+                   help="a scalar argument the callable pins or hard-codes (e.g. --fix smooth=1, --fix k=1): every "
+                        "draw uses VALUE, and the callable is called without NAME if it has no such parameter; repeatable")
+    a.add_argument("--no-grad", action="store_true", help="the callable has no gradients (NumPy code): gradient checks are skipped")
     a.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
     a.set_defaults(func=cmd_audit)
 

@@ -215,6 +215,7 @@ def test_a_target_that_times_out_is_an_error_verdict_and_the_run_goes_on(tmp_pat
     assert rec["results"][-1]["verdict"] == "error" and "timed out after 1 s" in rec["results"][-1]["message"]
 
 
+@pytest.mark.slow  # 78 s of one core (session 11): audit-all end to end, one process per adapter (tiers.py)
 def test_audit_all_writes_the_third_party_report_after_each_target(tmp_path):
     from reports.thirdparty import audit_all
     res = audit_all(tmp_path, max_examples=2, only="seed001.dice", echo=False)

@@ -16,6 +16,7 @@ from properties import frameworks
 from properties.checks import Target, _native_args, call, flushed
 from properties.dtypes import DTYPES, error_bound
 from properties.strategies import arguments
+from properties.tests import tiers
 
 pytestmark = pytest.mark.skipif(not all(frameworks.get(f).available() for f in frameworks.NAMES),
                                 reason="needs both torch and jax")
@@ -26,7 +27,7 @@ def _run(fw_name, q, args, dtype):
     return frameworks.get(fw_name).numpy(call(target, _native_args(target, args, dtype)))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", [pytest.param(d, marks=[pytest.mark.slow] if d in tiers.SLOW_DTYPES else []) for d in DTYPES])
 @pytest.mark.parametrize("qname", list(spec.QUANTITIES))
 @given(data=st.data())
 def test_torch_agrees_with_jax(qname, dtype, data):

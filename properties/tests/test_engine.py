@@ -4,6 +4,7 @@ on-disk cache of compiled definitions and jax targets called under jit."""
 import io
 import json
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -220,4 +221,8 @@ def test_the_typical_domain_table():
     assert "(k)" in domain.tier(q, {"x": np.array([1.0]), "k": 1e3}, "float64")
     assert "> 1.02e+03" in domain.tier(q, {"x": np.array([2000.0]), "k": 1.0}, "float16")
     assert domain.tiny_output(1e-40, "float64") and not domain.tiny_output(1e-20, "float64")
+    # an exact result beyond the dtype's largest finite value (soft top-k's float16 gradient of 6.4e6 at
+    # typical inputs): no answer in the dtype is right, so its NaN or inf is a range finding
+    assert domain.huge_output(mpmath.mpf("6.4e6"), "float16") and not domain.huge_output(mpmath.mpf("6.4e4"), "float16")
+    assert not domain.huge_output(mpmath.mpf("-inf"), "float16")  # an exact −inf (an all-masked logsumexp) is a value
     assert all(r["reason"] for r in domain.rows())

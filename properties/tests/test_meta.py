@@ -75,7 +75,8 @@ def test_an_undetermined_result_is_accepted_only_between_the_two_evaluations():
     assert between(np.array([-np.inf]), ref, other, np.zeros(1), "float64", n=5, bound=np.array([np.inf]))[0]
 
 
-@pytest.mark.parametrize("fw", ["torch", "jax"])
+# jax: 37 s of one core (session 11), the slow tier (tiers.py)
+@pytest.mark.parametrize("fw", ["torch", pytest.param("jax", marks=pytest.mark.slow)])
 def test_soft_topk_near_ties_at_huge_spans_hold_as_undetermined(fw):
     """soft_topk's regression rows of stability[float64] include gradients that no float64
     evaluation determines (properties/regressions.py): they hold, never as NaN, and the record

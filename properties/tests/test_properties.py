@@ -12,6 +12,7 @@ import spec
 from properties import frameworks
 from properties.checks import Target, properties_for
 from properties.engine import make_settings, run_property
+from properties.tests import tiers
 
 #: Open findings on our own implementations, tracked on the issue; visible as xfail, never hidden.
 #: They run without shrinking (the counterexamples are in the issue note).  Fixed and moved to
@@ -32,6 +33,20 @@ OPEN: dict = {
     "a box 6807 px wide and 1e-6 px tall beside others; ∂GIoU/∂b at one entry 6.777464e-16 for 6.777456e-16 "
     "(1.2e-6 relative; normwise within the practical tolerance: an accuracy finding); it passes when the torch "
     "item ran first in the worker (the reference cache), fails alone — both to be looked into",
+    **{(q, "stability[float64]"): "a range finding (session 11), torch and jax alike: a = [-7.4e15, 2.2e-309, 1.1e284, "
+       "2.6e-114], b = [-3.66e15, 3.6e-223, -3.54e15, 1.4e228] (IoU 2e-342 underflows); ∂/∂a_3 is 7.436e-229 "
+       "(inter's width over the union), ours give 0 or 5.9e-285.  Drawn by another derandomised seed (the seed "
+       "hashes the engine's source, which changed during that run), not by today's; boxes of 1e284 px are far "
+       "outside the typical domain (≤ 8192 px)" for q in ("box_iou", "diou", "ciou")},
+}
+
+
+#: (quantity, framework, property) items of the slow tier beyond the half dtypes (see tiers.py):
+#: each took 35–72 s of one core in the CI runs of session 11 (cold caches), the rest of the suite ~2 s an item
+SLOW = {
+    ("soft_topk", "jax", "gradient[float32]"), ("soft_topk", "jax", "gradient[float64]"),
+    ("soft_topk", "jax", "stability[float32]"), ("soft_topk", "jax", "stability[float64]"),
+    ("zlpr", "jax", "claim:masked_positions"), ("box_iou", "jax", "claim:disjoint_gradient"),
 }
 
 
@@ -42,6 +57,8 @@ def _params():
                 for prop in properties_for(q, fw):
                     # one xdist group per (quantity, property): torch and jax share the reference cache
                     marks = [pytest.mark.xdist_group(f"{qname}-{prop.name}")]
+                    if prop.dtype in tiers.SLOW_DTYPES or (qname, fw, prop.name) in SLOW:
+                        marks.append(pytest.mark.slow)
                     if (qname, prop.name) in OPEN:
                         marks.append(pytest.mark.xfail(reason=OPEN[qname, prop.name], strict=False))
                     yield pytest.param(qname, fw, device, prop.name, id=f"{qname}-{fw}-{device}-{prop.name}", marks=marks)

@@ -38,6 +38,8 @@ BROKEN = [
     Broken("lse_forgot_inv_k", "logsumexp", "torch", _T, "value", "returns log Σ exp(k·x), without the 1/k"),
     Broken("lse_nan_all_masked", "logsumexp", "torch", _T, "masked", "max-shift with the -inf max of an all-masked row: NaN"),
     Broken("lse_half_native", "logsumexp", "torch", _T, "[float16]", "accumulates in float16 instead of float32"),
+    Broken("lse_shift_in_place", "logsumexp", "torch", _T, "unchanged", "x.sub_(max): the right value, the caller's x shifted"),
+    Broken("lse_every_third_call_off", "logsumexp", "torch", _T, "repeatable", "2^-10 off on every third call"),
     Broken("softmax_wrong_backward", "softmax", "torch", _T, "gradient", "hand-written backward drops the −p·Σ w p term"),
     Broken("softmax_ignores_k", "softmax", "torch", _T, "value", "softmax(x) whatever k"),
     Broken("softmax_nan_all_masked", "softmax", "torch", _T, "masked", "0/0 on an all-masked row"),

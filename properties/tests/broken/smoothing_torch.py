@@ -1,5 +1,7 @@
 """Broken torch smoothing primitives (see __init__.BROKEN for what each gets wrong)."""
 
+import itertools
+
 import torch
 
 
@@ -24,6 +26,29 @@ def lse_nan_all_masked(x, k=1.0):
     xf = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
     m = xf.amax(-1, keepdim=True).detach()
     return (m + torch.log(torch.exp(k * (xf - m)).sum(-1, keepdim=True)) / k).squeeze(-1).to(x.dtype)
+
+
+def lse_shift_in_place(x, k=1.0):
+    """Saves a temporary by shifting x in place (when no gradient is asked): the result is right,
+    the caller's x is left shifted by its row maxima."""
+    _k_ok(k)
+    m = x.amax(-1, keepdim=True).detach()
+    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    if x.requires_grad:
+        z = x - m
+    else:
+        z = x.sub_(m)
+    return (m + torch.log(torch.exp(k * z).sum(-1, keepdim=True)) / k).squeeze(-1)
+
+
+_CALLS = itertools.count()
+
+
+def lse_every_third_call_off(x, k=1.0):
+    """Right on two calls of three, 2^-10 relative off on the third (a stale cache, a racy buffer)."""
+    _k_ok(k)
+    out = torch.logsumexp(k * x, dim=-1) / k
+    return out * (1 + 2.0 ** -10) if next(_CALLS) % 3 == 0 else out
 
 
 def lse_half_native(x, k=1.0):

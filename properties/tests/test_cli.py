@@ -1,0 +1,114 @@
+"""The command line as a user drives it: what a user's callable declares (``--loss``, ``--fix``,
+``--no-grad``) and the usage errors that name the argument at fault."""
+
+import pytest
+
+from reports.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, main
+
+pytest.importorskip("torch")
+
+DICE_LOSS = '''
+import torch
+
+def dice_loss(probs, targets):
+    """A library's Dice loss: smooth = 1 hard-coded, no `squared` option, returns 1 - Dice."""
+    num = 2 * (probs * targets).sum() + 1.0
+    den = probs.sum() + targets.sum() + 1.0
+    return 1 - num / den
+'''
+
+FAST = ["--only", "value[float64]", "--max-examples", "5", "--no-shrink"]
+
+
+@pytest.fixture
+def dice_loss(tmp_path):
+    path = tmp_path / "mylosses.py"
+    path.write_text(DICE_LOSS)
+    return f"{path}:dice_loss"
+
+
+def test_a_loss_with_a_hard_coded_smoothing_passes_as_declared(dice_loss, capsys):
+    code = main(["audit", dice_loss, "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False", *FAST])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK, out
+    assert "verdict: PASS" in out
+
+
+def test_a_loss_audited_as_the_score_fails_with_a_hint(dice_loss, capsys):
+    code = main(["audit", dice_loss, "--quantity", "dice", "--fix", "smooth=1", "--fix", "squared=False", *FAST])
+    out = capsys.readouterr().out
+    assert code == EXIT_FAIL, out
+    assert "audit it with --loss" in out
+
+
+def test_a_hard_coded_argument_must_be_declared(dice_loss, capsys):
+    assert main(["audit", dice_loss, "--quantity", "dice", "--loss", *FAST]) == EXIT_USAGE
+    assert "signature does not fit" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fix, named", [("smoth=1", "--fix smoth"), ("probs=1", "--fix probs"), ("smooth=x", "--fix smooth"),
+                                        ("smooth", "NAME=VALUE")])
+def test_a_bad_fix_is_a_usage_error_naming_it(dice_loss, capsys, fix, named):
+    assert main(["audit", dice_loss, "--quantity", "dice", "--fix", fix, *FAST]) == EXIT_USAGE
+    assert named in capsys.readouterr().err
+
+
+def test_an_adapter_declares_its_own(capsys):
+    assert main(["audit", "seed001.dice_loss", "--loss", *FAST]) == EXIT_USAGE
+    assert "declares its own" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag, where, says", [
+    ("--json", "missing/out.json", "does not exist"), ("--json", ".", "is a folder"), ("--report", "afile", "is a file"),
+    ("--report", "afile/sub", "is a file, not a folder")])
+def test_an_output_that_cannot_be_written_is_a_usage_error_before_any_work(dice_loss, tmp_path, monkeypatch, capsys,
+                                                                          flag, where, says):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    assert main(["audit", dice_loss, "--quantity", "dice", flag, where, *FAST]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert says in captured.err and "losscheck audit" not in captured.out  # nothing ran
+
+
+def test_the_json_says_what_ran_and_whether_it_completed(dice_loss, tmp_path):
+    import json
+    out = tmp_path / "r.json"
+    out.write_text('{"stale": true}')
+    main(["audit", dice_loss, "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False", "--json", str(out), *FAST])
+    data = json.loads(out.read_text())
+    assert "stale" not in data and data["completed"] is True and data["passed"] is True
+    assert data["target"] == dice_loss and data["quantity"] == "dice" and data["losscheck_version"]
+    assert [r["property"] for r in data["results"]] == ["value[float64]"]
+
+
+@pytest.mark.parametrize("returns, says", [("float(x.sum())", "returned float"), ("x.tolist()", "returned list"),
+                                           ("None", "returned NoneType None")])
+def test_a_return_value_that_is_no_tensor_is_said_as_it_is(tmp_path, capsys, returns, says):
+    path = tmp_path / "odd.py"
+    path.write_text(f"def softmax(x, k=1.0):\n    return {returns}\n")
+    assert main(["audit", f"{path}:softmax", "--quantity", "softmax", "--framework", "torch", *FAST]) == EXIT_FAIL
+    out = capsys.readouterr().out
+    assert says in out and "expected a torch.Tensor" in out
+
+
+def test_a_framework_the_target_does_not_use_is_a_usage_error(dice_loss, capsys):
+    assert main(["audit", dice_loss, "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
+                 "--framework", "jax", *FAST]) == EXIT_USAGE
+    assert "uses torch only" in capsys.readouterr().err
+
+
+def test_a_target_that_exits_at_import_is_a_usage_error_not_a_pass(tmp_path, capsys):
+    path = tmp_path / "quits.py"
+    path.write_text("import sys\nimport torch\nsys.exit(0)\ndef softmax(x, k=1.0):\n    return torch.softmax(k * x, -1)\n")
+    assert main(["audit", f"{path}:softmax", "--quantity", "softmax", *FAST]) == EXIT_USAGE
+    assert "called sys.exit(0)" in capsys.readouterr().err
+
+
+def test_a_target_that_exits_during_a_property_fails_it(tmp_path, capsys):
+    path = tmp_path / "quits_later.py"
+    path.write_text("import sys\nimport torch\n\ndef softmax(x, k=1.0):\n    if x.requires_grad:\n        sys.exit(0)\n"
+                    "    return torch.softmax(k * x, -1)\n")
+    code = main(["audit", f"{path}:softmax", "--quantity", "softmax", "--only", "[float64]", "--max-examples", "3", "--no-shrink"])
+    out = capsys.readouterr().out
+    assert code == EXIT_FAIL, out
+    assert "called sys.exit(0)" in out and "verdict: FAIL" in out

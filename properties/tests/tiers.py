@@ -1,0 +1,16 @@
+"""The suite's two tiers.  ``nox -s tests`` (CI, the README's test command) runs every item not
+marked ``slow``; ``nox -s slow`` runs the marked ones (before a release, or when the code they cover
+changes).
+
+What is slow, and why it can wait: the properties of our own implementations and the torch ≈ jax
+agreement at **float16 and bfloat16** — half of those items and half of their time (1,400 of the
+4,200 core-seconds the whole suite took in session 11, jax compiling a program per shape and dtype),
+while the engine's half-precision judgement stays in CI through the meta-tests (broken variants
+caught at float16, e.g. ``iou_half_native``) and the textbook audits (every dtype, third-party
+bound); and single items that took 30 s or more of one core, each marked where it is defined.
+"""
+
+from properties.dtypes import HALF
+
+#: per-dtype items (``Property.dtype``) in these dtypes are in the slow tier
+SLOW_DTYPES = HALF
