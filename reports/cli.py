@@ -2,14 +2,15 @@
 
     losscheck list
     losscheck audit TARGET --quantity NAME [--framework torch|jax] [--device cpu]
-                    [--max-examples N] [--seed S] [--report DIR] [--strict] [--only TEXT]
-                    [--fail-fast] [--no-shrink] [--shrink-time SECONDS]
+                    [--max-examples N] [--seed S] [--report DIR] [--json FILE] [--strict] [--only TEXT]
+                    [--gate bug|accuracy|range] [--fail-fast] [--no-shrink] [--shrink-time SECONDS]
+                    [--loss] [--fix NAME=VALUE ...] [--no-grad] [--timeout SECONDS] [--total-timeout SECONDS]
     losscheck report [--out DIR] [--max-examples N] [--seed S] [--strict] [--no-third-party]
     losscheck audit-all [--out DIR] [--max-examples N] [--seed S] [--timeout S] [--only TEXT] [--jobs N] [--update] [--rewrite]
 
 TARGET is ``package.module:callable`` or ``path/to/file.py:callable``.
-Exit status of ``audit``: 0 every conformance property holds, 1 one fails,
-2 usage error.  ``report`` exits 0 once the report is written (its findings
+Exit status of ``audit``: 0 no conformance finding at the gate, 1 one (or the
+target crashed, exited or hung in the child process that runs it), 2 usage error.  ``report`` exits 0 once the report is written (its findings
 are in it), 1 with ``--strict`` if a conformance property fails.
 """
 
@@ -22,6 +23,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import time
 from pathlib import Path
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -113,12 +115,42 @@ def _writable(path: str, what: str, folder: bool) -> None:
 
 
 def cmd_audit(args):
-    import spec
-    from properties import engine, profiles
     if args.json:
         _writable(args.json, "--json", folder=False)
     if args.report:
         _writable(args.report, "--report", folder=True)
+    if not args.in_process:
+        return _audit_isolated(args)
+    return _audit_here(args)
+
+
+def _audit_isolated(args):
+    """The audit in a child process (reports/isolation.py): a target that ends the interpreter, crashes
+    or hangs gets an error verdict for the property in progress, and the properties already finished
+    are kept; never an exit status of 0 without a verdict."""
+    import tempfile
+
+    from reports import isolation
+    with tempfile.TemporaryDirectory(prefix="losscheck-") as tmp:
+        out = isolation.run_child(args.argv, Path(tmp) / "record.json", property_timeout=args.timeout,
+                                  total_timeout=args.total_timeout, env=isolation.env_with_root())
+    if not out.problem:
+        return out.code
+    done = out.record.get("results", [])
+    message = f"{out.problem} {isolation.where(out)}; {len(done)} properties had finished"
+    error = {"property": out.running or "audit", "kind": "conformance", "verdict": "error", "examples": 0,
+             "max_ulps": None, "allowed_ulps": None, "message": message, "doc": "", "seconds": None, "counterexample": None}
+    print(f"  ERROR {error['property']:<26} {message}", flush=True)
+    if args.json:
+        _write_json(args.json, {**out.record, "results": done + [error], "completed": False, "passed": False,
+                                "running": None})
+    print(f"verdict: FAIL at gate {args.gate} (the audit did not complete: {out.problem} {isolation.where(out)})")
+    return EXIT_FAIL
+
+
+def _audit_here(args):
+    import spec
+    from properties import engine, profiles
     profiles.load(args.profile)
     adapter = _adapter(args.target)
     if adapter and args.quantity not in (None, adapter.quantity):
@@ -156,16 +188,25 @@ def cmd_audit(args):
         done = []
         from reports.build import version
         record = {"losscheck_version": version(), "target": args.target, "quantity": q.name, "framework": framework,
-                  "device": args.device, "gate": args.gate, "settings": _settings(args), "completed": False,
-                  "results": done}
-        if args.json:  # replaces what an earlier run left at once: it reads as incomplete until the end
-            _write_json(args.json, record)
+                  "device": args.device, "gate": args.gate, "settings": _settings(args), "started": True,
+                  "completed": False, "running": None, "running_since": None, "results": done}
+
+        def save(**changes):  # --json and the parent's --record: replaced at once, rewritten as the audit goes
+            record.update(changes)
+            for path in (args.json, args.record):
+                if path:
+                    _write_json(path, record)
+        save()
 
         def progress(rec):
             done.append(rec)
-            if args.json:  # rewritten after every property: a crash later keeps what finished
-                _write_json(args.json, record)
-        with AuditProgress() as observer:
+            save(running=None, running_since=None)  # a crash later keeps what finished
+
+        class Recording(AuditProgress):
+            def property_started(self, name, budget):
+                save(running=name, running_since=time.time())
+                super().property_started(name, budget)
+        with Recording() as observer:
             result = engine.audit(fn, q.name, framework, args.device, label=args.target,
                                   target_spec=adapter.target if adapter else args.target,
                                   max_examples=args.max_examples, seed=args.seed, only=args.only,
@@ -180,8 +221,7 @@ def cmd_audit(args):
     _print_failures([result])
     from properties.severity import GATES
     ok = engine.conformance_ok(result, strict=args.strict, gate=args.gate)
-    if args.json:
-        _write_json(args.json, {**record, "results": result["results"], "completed": True, "passed": ok})
+    save(results=result["results"], completed=True, passed=ok)
     conf = [r for r in result["results"] if r["kind"] == "conformance"]
     contract = [r for r in result["results"] if r["kind"] == "contract"]
     print(f"conformance: {sum(r['verdict'] == 'holds' for r in conf)}/{len(conf)} hold; "
@@ -358,6 +398,12 @@ def parser():
                    help="a scalar argument the callable pins or hard-codes (e.g. --fix smooth=1, --fix k=1): every "
                         "draw uses VALUE, and the callable is called without NAME if it has no such parameter; repeatable")
     a.add_argument("--no-grad", action="store_true", help="the callable has no gradients (NumPy code): gradient checks are skipped")
+    a.add_argument("--timeout", type=_positive_float, default=600.0, metavar="SECONDS",
+                   help="seconds one property may run before the target is stopped and the property is an error "
+                        "(default 600); the audit runs in a child process, so a crash or an exit is a verdict too")
+    a.add_argument("--total-timeout", type=_positive_float, metavar="SECONDS", help="seconds for the whole audit")
+    a.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)  # the child (or the test suite)
+    a.add_argument("--record", help=argparse.SUPPRESS)  # the child's record for its parent (reports/isolation.py)
     a.add_argument("--profile", default="ci", help=argparse.SUPPRESS)
     a.set_defaults(func=cmd_audit)
 
@@ -413,11 +459,15 @@ def _positive_float(v):
 
 
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
+    args.argv = argv
     try:
         return args.func(args)
     except UsageError as e:
         print(f"losscheck: error: {e}", file=sys.stderr)
+        if getattr(args, "record", None):  # the parent reads it: a usage error, not a crash of the target
+            _write_json(args.record, {"usage_error": str(e)})
         return EXIT_USAGE
 
 

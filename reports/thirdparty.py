@@ -1,11 +1,11 @@
 """Audit every adapter of ``impls/adapters`` whose library is installed, each in
 its own subprocess with a time limit, and write ``thirdparty.{md,html,json}``.
 
-The child is ``losscheck audit ADAPTER --json FILE``, which rewrites FILE after
-every property; a crash, a hang or an exception in the audited code therefore
-costs only that target: the parent records it as the target's verdict
-("error", with the message and the properties finished before it) and goes
-on.  The report is rewritten atomically after every target, so nothing already
+The child is ``losscheck audit ADAPTER`` run in-process by reports/isolation.py,
+which rewrites its record after every property; an exit (with any status), a
+crash, a hang or an exception in the audited code therefore costs only that
+target: the parent records it as the target's verdict ("error", with the
+message and the properties finished before it) and goes on.  The report is rewritten atomically after every target, so nothing already
 written is lost when a later one fails.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import subprocess
 import sys
@@ -42,41 +41,32 @@ def metadata(ad) -> dict:
 
 
 def run_isolated(ad, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, echo=True) -> dict:
-    """The audit record of adapter ``ad`` from a child process (its progress lines go to
-    our stdout as they come); an "error" result where the child crashed or timed out."""
-    fd, path = tempfile.mkstemp(prefix="losscheck-audit-", suffix=".json")
-    os.close(fd)
-    os.unlink(path)  # the child creates it: an absent file means it wrote nothing
-    cmd = [sys.executable, "-m", "reports.cli", "audit", ad.name, "--json", path]
+    """The audit record of adapter ``ad`` from a child process (reports/isolation.py; its progress
+    lines go to our stdout as they come); an "error" result where the child did not complete its
+    audit: it exited (with any status, 0 included) or crashed before the end, or timed out."""
+    from reports import isolation
+    argv = ["audit", ad.name]
     if max_examples is not None:
-        cmd += ["--max-examples", str(max_examples)]
+        argv += ["--max-examples", str(max_examples)]
     if seed is not None:
-        cmd += ["--seed", str(seed)]
-    root = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+        argv += ["--seed", str(seed)]
     t0 = time.perf_counter()
-    problem = None
-    try:
-        proc = subprocess.run(cmd, stdout=None if echo else subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, timeout=timeout, env=env, cwd=root)
-        if proc.returncode not in (0, 1):  # 1: findings; anything else: a crash or a usage error
-            tail = "\n".join((proc.stderr or "").strip().splitlines()[-8:])
-            problem = f"the audit process exited with status {proc.returncode}: {tail or 'no message'}"
-    except subprocess.TimeoutExpired:
-        problem = f"timed out after {timeout} s (the audited code hung or is too slow for the example budget)"
+    with tempfile.TemporaryDirectory(prefix="losscheck-audit-") as tmp:
+        with open(Path(tmp) / "stderr", "w+", encoding="utf-8") as err:  # a file, not a pipe: nothing to drain
+            out = isolation.run_child(argv, Path(tmp) / "record.json", total_timeout=timeout,
+                                      stdout=None if echo else subprocess.DEVNULL, stderr=err,
+                                      env=isolation.env_with_root(), cwd=str(Path(__file__).resolve().parent.parent))
+            err.seek(0)
+            tail = "\n".join(err.read().strip().splitlines()[-8:])
     record = metadata(ad)
-    try:
-        with open(path, encoding="utf-8") as f:
-            done = json.load(f)
-        record["results"] = done.get("results", [])
-    except (OSError, ValueError):
-        record["results"] = []
-    finally:
-        if os.path.exists(path):
-            os.unlink(path)
+    record["results"] = list(out.record.get("results", []))
+    problem = out.problem and f"{out.problem}{f' ({tail})' if tail and out.code != 0 else ''}"
+    if not problem and out.code not in (0, 1):  # a usage error of the adapter itself
+        problem = f"the audit process exited with status {out.code}: {out.record.get('usage_error') or tail or 'no message'}"
     if problem:
         finished = len(record["results"])
-        record["results"].append(_error(f"{problem}; {finished} properties had finished (kept above)"))
+        record["results"].append(_error(f"{problem} {isolation.where(out)}; {finished} properties had finished "
+                                        "(kept above)"))
     record["seconds"] = round(time.perf_counter() - t0, 2)
     return record
 

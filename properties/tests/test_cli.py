@@ -17,7 +17,7 @@ def dice_loss(probs, targets):
     return 1 - num / den
 '''
 
-FAST = ["--only", "value[float64]", "--max-examples", "5", "--no-shrink"]
+FAST = ["--only", "value[float64]", "--max-examples", "5", "--no-shrink", "--in-process"]
 
 
 @pytest.fixture
@@ -108,7 +108,48 @@ def test_a_target_that_exits_during_a_property_fails_it(tmp_path, capsys):
     path = tmp_path / "quits_later.py"
     path.write_text("import sys\nimport torch\n\ndef softmax(x, k=1.0):\n    if x.requires_grad:\n        sys.exit(0)\n"
                     "    return torch.softmax(k * x, -1)\n")
-    code = main(["audit", f"{path}:softmax", "--quantity", "softmax", "--only", "[float64]", "--max-examples", "3", "--no-shrink"])
+    code = main(["audit", f"{path}:softmax", "--quantity", "softmax", "--only", "[float64]", "--max-examples", "3", "--no-shrink",
+                 "--in-process"])
     out = capsys.readouterr().out
     assert code == EXIT_FAIL, out
     assert "called sys.exit(0)" in out and "verdict: FAIL" in out
+
+
+# -- the audit in a child process (reports/isolation.py): the fault classes of issue 16 ----------------
+FAULTS = {
+    "os._exit(0)": ("import os", "os._exit(0)"),
+    "a segfault": ("import os, signal", "os.kill(os.getpid(), signal.SIGSEGV)"),
+    "a hang": ("import time", "time.sleep(600)"),
+}
+
+
+@pytest.mark.parametrize("fault, says", [("os._exit(0)", "exited with status 0 during gradient[float64]"),
+                                         ("a segfault", "killed by signal SIGSEGV during gradient[float64]"),
+                                         ("a hang", "timed out after 8 s (the time limit per property) during gradient[float64]")])
+def test_a_target_that_ends_crashes_or_hangs_is_an_error_verdict(tmp_path, capfd, fault, says):
+    """Each in the child process of an ordinary audit: the finished property kept, the one in progress
+    an error, the verdict FAIL (exit 1), never exit 0 without a verdict."""
+    path = tmp_path / "faulty.py"
+    body = "".join(f"        {line}\n" for line in FAULTS[fault])
+    path.write_text(f"import torch\n\n\ndef softmax(x, k=1.0):\n    if x.requires_grad:\n{body}"
+                    "    return torch.softmax(k * x, -1)\n")
+    out_json = tmp_path / "r.json"
+    code = main(["audit", f"{path}:softmax", "--quantity", "softmax", "--only", "[float64]", "--max-examples", "3",
+                 "--no-shrink", "--timeout", "8", "--json", str(out_json)])
+    out = capfd.readouterr().out
+    assert code == EXIT_FAIL, out
+    assert says in out and "verdict: FAIL" in out
+    import json
+    data = json.loads(out_json.read_text())
+    assert data["completed"] is False and data["passed"] is False
+    assert data["results"][0]["property"] == "value[float64]" and data["results"][0]["verdict"] == "holds"  # kept
+    assert data["results"][-1]["verdict"] == "error" and says in data["results"][-1]["message"]
+
+
+def test_an_isolated_audit_passes_through_its_verdict_and_usage_errors(dice_loss, capfd):
+    args = ["audit", dice_loss, "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
+            "--only", "value[float64]", "--max-examples", "3"]
+    assert main(args) == EXIT_OK
+    assert "verdict: PASS" in capfd.readouterr().out
+    assert main(args[:-4] + ["--only", "nosuchproperty"]) == EXIT_USAGE
+    assert "matches no property" in capfd.readouterr().err
