@@ -375,6 +375,8 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
             off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
             if not off and domain.huge_output(r, dtype):  # no answer in the dtype is right
                 off = f"result {float(as_float(r)):.3g} beyond {dtype}'s largest finite value"
+            if not off and math.isfinite(ulps) and domain.degenerate_box(target.quantity, args, worst):
+                off = "a degenerate box (zero area): the catalogue asks only for a finite result there"
             if not off and math.isfinite(ulps):
                 scale = abs(float(as_float(r))) + float(np.asarray(sens, dtype=np.float64)[worst])
                 if domain.tiny_output(max(scale, abs(float(g))), dtype):  # the result and what came back are tiny

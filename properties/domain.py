@@ -115,6 +115,19 @@ def tiny_output(scale: float, dtype: str) -> bool:
     return math.isfinite(scale) and scale < OUTPUT_FLOOR[dtype]
 
 
+def degenerate_box(quantity, args, index) -> bool:
+    """Whether the sample at ``index`` (of the output or of a gradient: its leading batch indices)
+    holds a box of zero width or height.  The catalogue leaves such boxes outside the domain and
+    asks only for finite values there (§5): a finite result other than the spec's is a range
+    finding, a NaN or an inf stays a bug."""
+    boxes = [np.asarray(args[a.name], dtype=np.float64) for a in quantity.args if a.kind == "box" and a.name in args]
+    if not boxes:
+        return False
+    both = np.broadcast_arrays(*boxes)
+    at = tuple(index or ())[: both[0].ndim - 1]
+    return any(bool(np.any((b[at][..., 2] == b[at][..., 0]) | (b[at][..., 3] == b[at][..., 1]))) for b in both)
+
+
 def huge_output(value, dtype: str) -> bool:
     """Whether the exact result lies beyond ``dtype``'s largest finite value: no answer in the dtype
     is right there (an inf or a NaN is reported, as range, not counted as a bug)."""

@@ -7,8 +7,9 @@
   of the definitions, so a masked row is on the typical domain.
 - ``accuracy``: beyond the rounding bound C(n)·eps·(|ref| + S) but within the practical tolerance,
   on the typical domain: correct, digits lost.
-- ``range``: a failure only outside the typical domain (an argument beyond its row of the table, or a
-  result whose scale |ref| + S lies below 1e-30).
+- ``range``: a failure only outside the typical domain (an argument beyond its row of the table, a
+  result whose scale |ref| + S lies below 1e-30, an exact result beyond the dtype's largest finite
+  value, or a finite result at a degenerate box, where the catalogue asks only for finiteness).
 
 The default gate is ``bug``: an audit fails only for bugs; ``accuracy`` and ``range`` tighten it
 (``range`` is every finding: the rounding bound itself).  Every finding is reported at any gate.

@@ -391,8 +391,11 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
             v = draw(box_arrays(batch, "moderate" if regime == "masked" else regime, dtype, relative_to=first,
                                 special=special))
         elif a.kind == "positive":
-            v = draw(positives("moderate" if regime == "masked" else regime, dtype))
-        elif a.kind == "nonnegative":
+            drawn = positives("moderate" if regime == "masked" else regime, dtype)
+            if isinstance(a.default, float) and regime != "claim":  # the signature's default (k = 1) too: code
+                drawn = st.one_of(st.just(float(round_to(a.default, dtype))), drawn)  # special-cased there is common
+            v = draw(drawn)
+        elif a.kind == "nonnegative":  # its 0 (the default of smooth and eps) is drawn already
             v = draw(nonnegatives("moderate" if regime == "masked" else regime, dtype))
         elif a.kind == "flag":
             v = draw(st.booleans())

@@ -138,8 +138,7 @@ def _audit_isolated(args):
         return out.code
     done = out.record.get("results", [])
     message = f"{out.problem} {isolation.where(out)}; {len(done)} properties had finished"
-    error = {"property": out.running or "audit", "kind": "conformance", "verdict": "error", "examples": 0,
-             "max_ulps": None, "allowed_ulps": None, "message": message, "doc": "", "seconds": None, "counterexample": None}
+    error = isolation.error_record(message, out.running)
     print(f"  ERROR {error['property']:<26} {message}", flush=True)
     if args.json:
         _write_json(args.json, {**out.record, "results": done + [error], "completed": False, "passed": False,

@@ -89,6 +89,13 @@ def run_child(argv: list[str], record_path: Path, *, property_timeout: float | N
     return ChildOutcome(code, record, f"the target {_exit_text(code)}")
 
 
+def error_record(message: str, prop: str = "") -> dict:
+    """A result record (the engine's shape) for a property, or the audit as a whole, that did not complete."""
+    return {"property": prop or "(audit)", "kind": "conformance", "verdict": "error", "examples": 0, "max_ulps": None,
+            "allowed_ulps": None, "message": message, "doc": "" if prop else "the audit of this target as a whole",
+            "seconds": None, "counterexample": None}
+
+
 def where(outcome: ChildOutcome) -> str:
     """"during gradient[float32]" / "before the first property"."""
     return f"during {outcome.running}" if outcome.running else "before the first property"

@@ -24,12 +24,6 @@ from pathlib import Path
 DEFAULT_TIMEOUT = 900
 
 
-def _error(message: str) -> dict:
-    return {"property": "(audit)", "kind": "conformance", "verdict": "error", "examples": 0, "max_ulps": None,
-            "allowed_ulps": None, "message": message, "doc": "the audit of this target as a whole",
-            "seconds": None, "counterexample": None}
-
-
 def metadata(ad) -> dict:
     """What an adapter declares, as the report shows it."""
     return {"label": ad.name, "target": ad.target, "quantity": ad.quantity, "framework": ad.framework,
@@ -65,7 +59,7 @@ def run_isolated(ad, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, echo
         problem = f"the audit process exited with status {out.code}: {out.record.get('usage_error') or tail or 'no message'}"
     if problem:
         finished = len(record["results"])
-        record["results"].append(_error(f"{problem} {isolation.where(out)}; {finished} properties had finished "
+        record["results"].append(isolation.error_record(f"{problem} {isolation.where(out)}; {finished} properties had finished "
                                         "(kept above)"))
     record["seconds"] = round(time.perf_counter() - t0, 2)
     return record

@@ -225,4 +225,8 @@ def test_the_typical_domain_table():
     # typical inputs): no answer in the dtype is right, so its NaN or inf is a range finding
     assert domain.huge_output(mpmath.mpf("6.4e6"), "float16") and not domain.huge_output(mpmath.mpf("6.4e4"), "float16")
     assert not domain.huge_output(mpmath.mpf("-inf"), "float16")  # an exact −inf (an all-masked logsumexp) is a value
+    # a pair with a point or a flat box (catalogue §5: only finite results there), located per sample
+    boxes = {"a": np.array([[0.0, 0.0, 2.0, 2.0], [0.0, 0.0, 0.0, 2.0]]), "b": np.array([1.0, 1.0, 3.0, 3.0])}
+    assert domain.degenerate_box(spec.get("ciou"), boxes, (1,)) and domain.degenerate_box(spec.get("ciou"), boxes, (1, 2))
+    assert not domain.degenerate_box(spec.get("ciou"), boxes, (0,)) and not domain.degenerate_box(q, {"x": np.ones(3)}, (0,))
     assert all(r["reason"] for r in domain.rows())
