@@ -60,7 +60,9 @@ def run_child(argv: list[str], record_path: Path, *, property_timeout: float | N
     record_path = Path(record_path)
     if record_path.exists():
         record_path.unlink()
-    cmd = [sys.executable, "-m", "reports.cli", *argv, "--in-process", "--record", str(record_path)]
+    # -P: the current folder is not put first on sys.path, so a user's own spec/ or reports/ package
+    # there does not shadow losscheck's in the child (the target's module is imported by load_target)
+    cmd = [sys.executable, "-P", "-m", "reports.cli", *argv, "--in-process", "--record", str(record_path)]
     proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, env=env, cwd=cwd)
     t0 = time.monotonic()
     stopped = ""
@@ -86,7 +88,8 @@ def run_child(argv: list[str], record_path: Path, *, property_timeout: float | N
         return ChildOutcome(code, record)
     if code == 2 and record.get("usage_error"):  # said by the child (reports.cli.main) on stderr
         return ChildOutcome(code, record)
-    return ChildOutcome(code, record, f"the target {_exit_text(code)}")
+    who = "the target" if record.get("started") else "the audit process"  # before that: losscheck's own start
+    return ChildOutcome(code, record, f"{who} {_exit_text(code)}")
 
 
 def error_record(message: str, prop: str = "") -> dict:

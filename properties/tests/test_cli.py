@@ -153,3 +153,14 @@ def test_an_isolated_audit_passes_through_its_verdict_and_usage_errors(dice_loss
     assert "verdict: PASS" in capfd.readouterr().out
     assert main(args[:-4] + ["--only", "nosuchproperty"]) == EXIT_USAGE
     assert "matches no property" in capfd.readouterr().err
+
+
+def test_a_users_own_spec_package_in_the_folder_does_not_break_the_child(dice_loss, tmp_path, monkeypatch, capfd):
+    """The child runs with -P: a spec/ package in the current folder no longer shadows losscheck's there
+    (it made the child die at start-up; the user's own imports of it are issue 17's)."""
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "__init__.py").write_text("SMOOTH = 1.0\n")
+    monkeypatch.chdir(tmp_path)
+    code = main(["audit", dice_loss, "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
+                 "--only", "value[float64]", "--max-examples", "3"])
+    assert code == EXIT_OK, capfd.readouterr()
