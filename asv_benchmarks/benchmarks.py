@@ -33,12 +33,12 @@ from typing import Callable
 import numpy as _np
 
 try:
-    import impls as _impls
-    import spec as _spec
+    from losscheck import impls as _impls
+    from losscheck import spec as _spec
 except ImportError:  # `asv run --python=same` or a bare checkout: the working tree
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    import impls as _impls
-    import spec as _spec
+    from losscheck import impls as _impls
+    from losscheck import spec as _spec
 
 #: The benchmarked sizes, as (batch, n).
 SIZES = {"small": (32, 16), "medium": (4096, 1000), "large": (16384, 1000)}

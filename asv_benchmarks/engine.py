@@ -20,7 +20,7 @@ import sys
 import time
 
 try:
-    import spec as _spec  # noqa: F401
+    from losscheck import spec as _spec  # noqa: F401
 except ImportError:  # a bare checkout (asv --python=same): the working tree
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -28,8 +28,8 @@ EXAMPLES = 15  # the CI profile's budget
 
 
 def audit_ours(quantity: str, max_examples: int = EXAMPLES, framework: str = "torch") -> dict:
-    import impls
-    from properties import engine
+    from losscheck import impls
+    from losscheck.properties import engine
     return engine.audit(impls.get(quantity, framework), quantity, framework, label=f"{framework} (ours)",
                         target_spec=impls.target(quantity, framework), max_examples=max_examples, native_half=False)
 
@@ -44,7 +44,7 @@ def broken_logsumexp():
 
 def first_counterexample(max_examples: int = EXAMPLES) -> dict:
     """The audit of a logsumexp without the max-shift, stopped at its first failing property."""
-    from properties import engine
+    from losscheck.properties import engine
     return engine.audit(broken_logsumexp(), "logsumexp", "torch", label="lse_no_max_shift",
                         max_examples=max_examples, stop_at_failure=True)
 
@@ -53,7 +53,7 @@ def reference_rows(count: int, n: int = 6, seed: int = 0) -> float:
     """Seconds to evaluate ``count`` fresh cross_entropy rows of n logits (value and sensitivity)."""
     import numpy as np
 
-    import spec
+    from losscheck import spec
     reference = spec.Reference(spec.get("cross_entropy"))
     rng = np.random.default_rng(seed)
     rows = [{"logits": rng.normal(scale=8.0, size=(n,)), "target": np.int64(rng.integers(n))} for _ in range(count)]

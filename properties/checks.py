@@ -28,8 +28,8 @@ from typing import Any, Callable
 import numpy as np
 from hypothesis import assume
 
-from spec import Reference
-from spec.quantity import ARRAY_KINDS, Quantity
+from losscheck.spec import Reference
+from losscheck.spec.quantity import ARRAY_KINDS, Quantity
 
 from . import domain, frameworks, purity
 from .dtypes import DTYPES, as_float, between, compare, compute_bits, mantissa_bits, max_finite, rel_step, row_scale, spacing, tiny
@@ -216,8 +216,8 @@ def _import_line(target):
                 f"_s = importlib.util.spec_from_file_location('audited', {mod!r})\n"
                 "_m = importlib.util.module_from_spec(_s); _s.loader.exec_module(_m)\n"
                 f"fn = _m.{name}")
-    if mod.startswith("impls.adapters."):  # third-party code: its own API, without losscheck
-        from impls.adapters import standalone_source
+    if mod.startswith("losscheck.impls.adapters."):  # third-party code: its own API, without losscheck
+        from losscheck.impls.adapters import standalone_source
         try:
             return f"{standalone_source(getattr(importlib.import_module(mod), name))}\n\nfn = {name}"
         except (ValueError, ImportError, AttributeError):

@@ -22,12 +22,13 @@ from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, FlakyFailure, HypothesisDeprecationWarning, Unsatisfiable, UnsatisfiedAssumption
 from hypothesis.reporting import with_reporter
 
-import spec
-from spec.quantity import ARRAY_KINDS
+from losscheck import spec
+from losscheck.spec.quantity import ARRAY_KINDS
 
 from . import frameworks
 from .checks import Outcome, Property, Target, describe_exception, properties_for
 from .regressions import cases as regression_cases
+from .results import PropertyResult
 from .severity import DEFAULT_GATE, at_gate, rank
 
 #: health checks that only say the reference is slow or the arrays are big
@@ -340,11 +341,12 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
           target_spec: str = "", max_examples=None, seed=None, only=None, progress=None,
           shrink=True, stop_at_failure=False, conventions=(), complement=False, differentiable=True,
           native_half=True, fixed=None, observer=None, shrink_seconds=SHRINK_SECONDS,
-          gate: str = DEFAULT_GATE) -> dict:
+          gate: str = DEFAULT_GATE, names=None, derandomize=None) -> dict:
     """Run every applicable property of ``quantity`` on ``fn``.
 
     Returns {"label", "target", "framework", "device", "quantity", "results": [...]}.
-    ``only`` filters properties by a substring of their name; ``progress`` is
+    ``only`` filters properties by a substring of their name, ``names`` by exact
+    names (:func:`property_names` lists them); ``progress`` is
     called with each result as it completes (the CLI prints one line each).
     ``shrink=False`` keeps failing examples as found; ``shrink_seconds`` bounds
     the time a failing property spends shrinking (see :func:`run_property`);
@@ -371,6 +373,9 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     computed natively (the catalogue allows that, and float32); False holds
     the target to float32 compute, the tighter bound our implementations meet.
 
+    ``derandomize``: overrides the active Hypothesis profile's (the API and the pytest plugin
+    pass True: the same examples on every run, unless a ``seed`` is given).
+
     ``gate`` ("bug", "accuracy" or "range"; see properties.severity): the severity at which
     :func:`conformance_ok` fails the result.  Every finding is reported at any gate; a stricter
     one also shrinks the findings it counts (see :func:`run_property`).
@@ -387,8 +392,10 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     target = Target(fn, q, framework, device, label or target_spec or getattr(fn, "__qualname__", "target"), target_spec,
                     complement=complement, differentiable=differentiable, native_half=native_half,
                     fixed=fixed, omit=_hard_coded(fn, q, fixed))
-    settings, seed = make_settings(max_examples, seed, shrink=shrink)
-    props = [p for p in properties_for(q, framework) if not only or only in p.name]
+    settings, seed = make_settings(max_examples, seed, derandomize=derandomize, shrink=shrink)
+    props = [p for p in properties_for(q, framework) if (not only or only in p.name) and (names is None or p.name in names)]
+    if names is not None and (unknown := set(names) - {p.name for p in properties_for(q, framework)}):
+        raise ValueError(f"names: {', '.join(sorted(unknown))} not properties of {quantity} in {framework}")
     if not props:
         raise ValueError(f"only={only!r} matches no property of {quantity} "
                          f"(its properties: {', '.join(p.name for p in properties_for(q, framework))})")
@@ -408,6 +415,11 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
             break
     return {"label": target.label, "target": target_spec, "framework": framework, "device": device,
             "quantity": quantity, "half": "native" if native_half else "float32", "gate": gate, "results": results}
+
+
+def property_names(quantity: str, framework: str) -> list[str]:
+    """The names of the properties :func:`audit` runs for ``quantity`` in ``framework``."""
+    return [p.name for p in properties_for(spec.get(quantity), framework)]
 
 
 def _hard_coded(fn, q, fixed: dict) -> tuple:
@@ -445,20 +457,9 @@ def _under_conventions(run_property, prop, target, settings, seed, conventions, 
     return again
 
 
-#: verdicts that pass an audit: a deviation by a declared convention is not a failure
-PASSING = ("holds", "deviates", "skipped")
-
-
 def _passes(rec: dict, gate: str, strict: bool) -> bool:
-    """Whether one record passes at ``gate``: a conformance finding below the gate passes (it is
-    still reported); an error never does; a contract check counts only with ``strict``."""
-    if rec["verdict"] in PASSING:
-        return True
-    if rec["kind"] == "contract":
-        return not strict
-    if rec["verdict"] == "fails":
-        return not at_gate(rec.get("severity") or "bug", gate)
-    return False
+    """Whether one record passes at ``gate`` (:meth:`properties.results.PropertyResult.passes`)."""
+    return PropertyResult.from_record(rec).passes(gate, strict)
 
 
 def conformance_ok(audit_result: dict, strict: bool = False, gate: str | None = None) -> bool:

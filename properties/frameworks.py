@@ -204,7 +204,7 @@ def _persistent_cache(jax):
     """jax's persistent compilation cache in losscheck's cache folder (``spec.cache``), unless
     the user set one: the programs of an audit's shapes and dtypes are compiled once across
     processes (pytest-xdist workers, later audits), not once in each."""
-    from spec import cache
+    from losscheck.spec import cache
     d = cache.directory()
     if d is None or jax.config.jax_compilation_cache_dir:
         return

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spec import Reference
+from losscheck.spec import Reference
 
 from . import frameworks
 from .dtypes import error_bound

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spec.quantity import ARRAY_KINDS
+from losscheck.spec.quantity import ARRAY_KINDS
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Regression:
         return re.search(r"\[(\w+)\]", self.property).group(1)
 
     def case(self) -> dict:
-        import spec
+        from losscheck import spec
         kinds = {a.name: a.kind for a in spec.get(self.quantity).args}
         out = {"args": {k: (np.asarray(v) if kinds[k] in ARRAY_KINDS + ("label",) else v) for k, v in self.args.items()},
                "dtype": self.dtype}

@@ -11,7 +11,7 @@ import time
 
 
 def environment():
-    from properties import frameworks
+    from losscheck.properties import frameworks
     env = {"python": platform.python_version(), "devices": [], "skipped_devices": []}
     for name in frameworks.NAMES:
         fw = frameworks.get(name)
@@ -28,9 +28,8 @@ def environment():
 def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None):
     """Audit every registered implementation on every available device (``verbose``: a
     progress bar on a terminal, one line per property elsewhere)."""
-    import impls
-    import spec
-    from properties import engine, frameworks
+    from losscheck import impls, spec
+    from losscheck.properties import engine, frameworks
 
     from .progress import AuditProgress
     plan = []
@@ -97,7 +96,7 @@ def claim_records(q, audits, symbolic=True, verbose=False):
 
 def build_results(audits, settings=None, symbolic=True, verbose=False, quantities=None):
     """The results dict; ``quantities`` limits the sections (default: every registered one)."""
-    import spec
+    from losscheck import spec
     names = [n for n in spec.QUANTITIES if quantities is None or n in quantities]
     quantities = {}
     for name in names:

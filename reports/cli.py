@@ -1,6 +1,8 @@
 """The ``losscheck`` command line.
 
     losscheck list
+    losscheck show QUANTITY [--no-prove]
+    losscheck --version
     losscheck audit TARGET --quantity NAME [--framework torch|jax] [--device cpu]
                     [--max-examples N] [--seed S] [--report DIR] [--json FILE] [--strict] [--only TEXT]
                     [--gate bug|accuracy|range] [--fail-fast] [--no-shrink] [--shrink-time SECONDS]
@@ -45,14 +47,12 @@ def load_target(target: str):
                 raise UsageError(f"TARGET file {mod_name!r} does not exist")
             spec = importlib.util.spec_from_file_location(f"losscheck_target_{path.stem}", path)
             module = importlib.util.module_from_spec(spec)
-            sys.path.insert(0, str(path.resolve().parent))
-            try:
-                spec.loader.exec_module(module)
-            finally:
-                sys.path.pop(0)
+            # the file's imports see its own folder and the current one (as `python file.py` from there would),
+            # at import and at call time; nothing of losscheck's lies outside the losscheck namespace to be shadowed
+            _on_path(os.getcwd(), str(path.resolve().parent))
+            spec.loader.exec_module(module)
         else:
-            if os.getcwd() not in sys.path:
-                sys.path.insert(0, os.getcwd())
+            _on_path(os.getcwd())
             module = importlib.import_module(mod_name)
     except UsageError:
         raise
@@ -66,11 +66,17 @@ def load_target(target: str):
     return fn
 
 
+def _on_path(*folders):
+    for folder in folders:
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+
+
 def _adapter(name):
     """The adapter of impls/adapters/ called ``name`` (e.g. seed001.dice_loss), or None."""
     if ":" in name:
         return None
-    from impls import adapters
+    from losscheck.impls import adapters
     return {a.name: a for a in adapters.adapters()}.get(name)
 
 
@@ -89,9 +95,18 @@ def check_signature(fn, q, fixed=()):
 
 
 def cmd_list(args):
-    import spec
+    from losscheck import spec
     for q in spec.QUANTITIES.values():
         print(f"{q.signature:<40} {q.family:<10} {q.formula}")
+    return EXIT_OK
+
+
+def cmd_show(args):
+    from losscheck.reports.catalogue import entry
+    try:
+        print(entry(args.quantity, prove=not args.no_prove))
+    except ValueError as e:
+        raise UsageError(str(e)) from e
     return EXIT_OK
 
 
@@ -130,7 +145,7 @@ def _audit_isolated(args):
     are kept; never an exit status of 0 without a verdict."""
     import tempfile
 
-    from reports import isolation
+    from losscheck.reports import isolation
     with tempfile.TemporaryDirectory(prefix="losscheck-") as tmp:
         out = isolation.run_child(args.argv, Path(tmp) / "record.json", property_timeout=args.timeout,
                                   total_timeout=args.total_timeout, env=isolation.env_with_root())
@@ -148,8 +163,8 @@ def _audit_isolated(args):
 
 
 def _audit_here(args):
-    import spec
-    from properties import engine, profiles
+    from losscheck import spec
+    from losscheck.properties import engine, profiles
     profiles.load(args.profile)
     adapter = _adapter(args.target)
     if adapter and args.quantity not in (None, adapter.quantity):
@@ -165,7 +180,7 @@ def _audit_here(args):
     if adapter and user:
         raise UsageError(f"--loss, --fix and --no-grad declare a user's callable; adapter {adapter.name} declares its own")
     check_signature(fn, q, user.get("fixed", {}))
-    from properties import frameworks
+    from losscheck.properties import frameworks
     try:
         framework = args.framework or (adapter.framework if adapter else frameworks.infer(fn))
     except ValueError as e:
@@ -180,12 +195,12 @@ def _audit_here(args):
                              f"(drop --framework, or pass --framework {uses})")
     print(f"losscheck audit {args.target} --quantity {q.name} ({framework}, {args.device}, "
           f"{args.max_examples} examples per property{'' if args.seed is None else f', seed {args.seed}'})", flush=True)
-    from reports.progress import AuditProgress
+    from losscheck.reports.progress import AuditProgress
     try:
         declared = dict(conventions=adapter.conventions, complement=adapter.complement,
                         differentiable=adapter.differentiable, fixed=adapter.fixed) if adapter else user
         done = []
-        from reports.build import version
+        from losscheck.reports.build import version
         record = {"losscheck_version": version(), "target": args.target, "quantity": q.name, "framework": framework,
                   "device": args.device, "gate": args.gate, "settings": _settings(args), "started": True,
                   "completed": False, "running": None, "running_since": None, "results": done}
@@ -215,10 +230,10 @@ def _audit_here(args):
     except ValueError as e:
         raise UsageError(str(e)) from e
     if adapter:  # an adapter's known deviations (upstream's choices and bugs), as audit-all annotates them
-        from impls.adapters import deviations
+        from losscheck.impls.adapters import deviations
         deviations.annotate(result)
     _print_failures([result])
-    from properties.severity import GATES
+    from losscheck.properties.severity import GATES
     ok = engine.conformance_ok(result, strict=args.strict, gate=args.gate)
     save(results=result["results"], completed=True, passed=ok)
     conf = [r for r in result["results"] if r["kind"] == "conformance"]
@@ -231,8 +246,8 @@ def _audit_here(args):
     print(f"verdict: {'PASS' if ok else 'FAIL'} at gate {args.gate}"
           + (f" (findings below it are reported, not counted; --gate {stricter} counts them)" if stricter else ""))
     if args.report:
-        from reports.build import build_results
-        from reports.render import write_report
+        from losscheck.reports.build import build_results
+        from losscheck.reports.render import write_report
         paths = write_report(build_results([result], settings=_settings(args), symbolic=False, quantities=[q.name]), args.report)
         print(f"report: {', '.join(str(p) for p in paths.values())}")
     return EXIT_OK if ok else EXIT_FAIL
@@ -242,7 +257,7 @@ def _audit_here(args):
 
 def severity_summary(records) -> str:
     """"2 bug, 1 accuracy, 0 range, 1 error" for conformance records (properties.severity)."""
-    from properties.severity import SEVERITIES
+    from losscheck.properties.severity import SEVERITIES
     counts = {s: sum(r["verdict"] == "fails" and r.get("severity") == s for r in records) for s in SEVERITIES}
     text = ", ".join(f"{n} {s}" for s, n in counts.items())
     errors = sum(r["verdict"] == "error" for r in records)
@@ -250,7 +265,7 @@ def severity_summary(records) -> str:
 
 
 def _write_json(path, data):
-    from reports.render import _atomic_write, to_json
+    from losscheck.reports.render import _atomic_write, to_json
     _atomic_write(Path(path), to_json(data))
 
 
@@ -274,7 +289,7 @@ def _declared(args, q) -> dict:
             value = None
         if not isinstance(value, (bool, int, float)):
             raise UsageError(f"--fix {name}: {text!r} is not a number or True/False")
-        from spec.quantity import ARRAY_KINDS
+        from losscheck.spec.quantity import ARRAY_KINDS
         scalar = {a.name: a for a in q.args if a.kind not in ARRAY_KINDS}
         if name not in scalar:
             raise UsageError(f"--fix {name}: not a scalar argument of {q.name} (signature {q.signature})")
@@ -308,10 +323,10 @@ def _print_failures(results):
 
 
 def cmd_report(args):
-    from properties import profiles
-    from reports.build import audit_ours, build_results
-    from reports.render import write_report
-    from reports.thirdparty import audit_all
+    from losscheck.properties import profiles
+    from losscheck.reports.build import audit_ours, build_results
+    from losscheck.reports.render import write_report
+    from losscheck.reports.thirdparty import audit_all
     profiles.load(args.profile)
     audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True)
     results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
@@ -343,8 +358,8 @@ def cmd_report(args):
 
 
 def cmd_audit_all(args):
-    from properties import profiles
-    from reports.thirdparty import audit_all, rewrite
+    from losscheck.properties import profiles
+    from losscheck.reports.thirdparty import audit_all, rewrite
     profiles.load(args.profile)
     if args.rewrite:
         if not (Path(args.out) / "thirdparty.json").is_file():
@@ -364,8 +379,14 @@ def cmd_audit_all(args):
 
 def parser():
     p = argparse.ArgumentParser(prog="losscheck", description="Property-based verification of differentiable metric surrogates.")
+    import losscheck
+    p.add_argument("--version", action="version", version=f"losscheck {losscheck.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list the quantities and their signatures").set_defaults(func=cmd_list)
+    s = sub.add_parser("show", help="a quantity's catalogue entry: formula, signature, conventions, claims and their status")
+    s.add_argument("quantity", metavar="QUANTITY", help="a quantity's name (losscheck list)")
+    s.add_argument("--no-prove", action="store_true", help="list the symbolic claims without proving them (SymPy)")
+    s.set_defaults(func=cmd_show)
 
     a = sub.add_parser("audit", help="audit one callable against a quantity's spec")
     a.add_argument("target", help="package.module:callable, path/to/file.py:callable, or an adapter's name "

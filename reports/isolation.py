@@ -62,7 +62,7 @@ def run_child(argv: list[str], record_path: Path, *, property_timeout: float | N
         record_path.unlink()
     # -P: the current folder is not put first on sys.path, so a user's own spec/ or reports/ package
     # there does not shadow losscheck's in the child (the target's module is imported by load_target)
-    cmd = [sys.executable, "-P", "-m", "reports.cli", *argv, "--in-process", "--record", str(record_path)]
+    cmd = [sys.executable, "-P", "-m", "losscheck.reports.cli", *argv, "--in-process", "--record", str(record_path)]
     proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, env=env, cwd=cwd)
     t0 = time.monotonic()
     stopped = ""

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from contextlib import AbstractContextManager
 
-from properties.engine import Observer
+from losscheck.properties.engine import Observer
 
 _MARK = {"holds": "PASS", "fails": "FAIL", "error": "ERROR", "skipped": "SKIP", "deviates": "CONV"}
 

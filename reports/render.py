@@ -465,8 +465,8 @@ def render_markdown(results: dict) -> str:
 
 def _domain_rows() -> tuple[list[str], list[list[str]]]:
     """The typical domain (properties.domain) as table headers and rows of text."""
-    from properties import domain
-    from properties.dtypes import DTYPES as dtypes
+    from losscheck.properties import domain
+    from losscheck.properties.dtypes import DTYPES as dtypes
     rows = [[r["kinds"]] + [f"0 or {r['bounds'][dt][0]:.3g} … {r['bounds'][dt][1]:.3g}" for dt in dtypes] + [r["reason"]]
             for r in domain.rows()]
     return ["Argument kind", *dtypes, "Why"], rows

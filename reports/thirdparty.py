@@ -38,7 +38,7 @@ def run_isolated(ad, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, echo
     """The audit record of adapter ``ad`` from a child process (reports/isolation.py; its progress
     lines go to our stdout as they come); an "error" result where the child did not complete its
     audit: it exited (with any status, 0 included) or crashed before the end, or timed out."""
-    from reports import isolation
+    from losscheck.reports import isolation
     argv = ["audit", ad.name]
     if max_examples is not None:
         argv += ["--max-examples", str(max_examples)]
@@ -141,8 +141,8 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
     records of an existing ``out_dir/thirdparty.json`` and replace only those audited now."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    from impls import adapters as registry
-    from impls.adapters import deviations
+    from losscheck.impls import adapters as registry
+    from losscheck.impls.adapters import deviations
 
     from .build import build_results
     from .progress import AdapterProgress
@@ -209,7 +209,7 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
 
 
 def _finish(results: dict, out_dir) -> None:
-    from impls.adapters import deviations
+    from losscheck.impls.adapters import deviations
 
     from .render import write_report
     results["stale_deviations"] = deviations.stale(results["audits"])
@@ -222,7 +222,7 @@ def rewrite(out_dir, replay_snippets: bool = True) -> dict:
     """Read ``out_dir/thirdparty.json`` back, annotate it again with today's known-deviations table
     (and replay its snippets), and rewrite ``thirdparty.*``: the table can be corrected without
     auditing again."""
-    from impls.adapters import deviations
+    from losscheck.impls.adapters import deviations
     with open(Path(out_dir) / "thirdparty.json", encoding="utf-8") as f:
         results = json.load(f)
     cache: dict = {}

@@ -1,6 +1,13 @@
 """pytest entry points: load the Hypothesis profile (HYPOTHESIS_PROFILE, default ``ci``)."""
 
-from properties import profiles
+import sys
+from pathlib import Path
+
+from losscheck.properties import profiles
+
+# The tests run against the installed losscheck; only the benchmarks, which do not ship, are imported
+# from the checkout (appended, so nothing of the checkout shadows an installed module).
+sys.path.append(str(Path(__file__).resolve().parents[2]))
 
 PROFILE = profiles.load()
 

@@ -5,13 +5,12 @@ that shows it (the findings the report states)."""
 import numpy as np
 import pytest
 
-import impls
-import spec
-from impls import adapters
-from impls.adapters import Adapter, Convention
-from properties import frameworks
-from properties.engine import audit
-from reports.cli import check_signature
+from losscheck import impls, spec
+from losscheck.impls import adapters
+from losscheck.impls.adapters import Adapter, Convention
+from losscheck.properties import frameworks
+from losscheck.properties.engine import audit
+from losscheck.reports.cli import check_signature
 
 torch = pytest.importorskip("torch")
 
@@ -29,7 +28,7 @@ def test_adapter_presents_the_catalogue_signature(ad):
     q = spec.get(ad.quantity)
     check_signature(ad.fn, q)
     assert ad.framework in frameworks.NAMES
-    assert ad.target.split(":")[0].startswith("impls.adapters.")
+    assert ad.target.split(":")[0].startswith("losscheck.impls.adapters.")
     assert len({c.name for c in ad.conventions}) == len(ad.conventions)
 
 
@@ -84,7 +83,7 @@ def test_the_loss_form_is_allowed_the_rounding_of_one_minus_q():
     at p = t = [2^-100] with smooth 1e-5 (MONAI's default) the loss is (P + T − 2I)/(P + T + s) ≈ 1.6e-25,
     with a sensitivity of the same size, and 1 − fl(q) is 0 (q rounds to 1).  The loss form is charged
     that rounding (its sensitivity gets |q|); without it this fails by 3.2e6 ULPs."""
-    from properties.checks import Target, check_value
+    from losscheck.properties.checks import Target, check_value
     target = Target(_our_dice_loss, spec.get("dice"), "torch", complement=True)
     args = {"probs": np.array([2.0 ** -100]), "targets": np.array([2.0 ** -100]), "smooth": 1e-5, "squared": False}
     out = check_value(target, {"args": args, "dtype": "float32"})
@@ -167,7 +166,7 @@ def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     ``replay`` says so, and says "no" for a result the snippet does not print."""
     import copy
 
-    from reports.thirdparty import replay
+    from losscheck.reports.thirdparty import replay
     r = _audit(SEED["seed001.dice_loss"], "value[float64]", max_examples=15)["value[float64]"]
     assert "from impls" not in r["counterexample"]["snippet"]
     record = {"results": [r, copy.deepcopy(r)]}
@@ -197,7 +196,7 @@ def test_a_claim_snippet_makes_every_call_of_the_claim_and_replays():
     """seed001.dice_loss fails the claim that binary inputs give 2|P∩T|/(|P| + |T|) (its A_sum = Σ t·p
     misses the false positives): the snippet makes the claim's calls, each printing its output, and a
     fresh interpreter prints the same numbers."""
-    from reports.thirdparty import replay
+    from losscheck.reports.thirdparty import replay
     r = _audit(SEED["seed001.dice_loss"], "claim:binary_sets", max_examples=15)["claim:binary_sets"]
     assert r["verdict"] == "fails", r
     c = r["counterexample"]
@@ -209,7 +208,7 @@ def test_a_claim_snippet_makes_every_call_of_the_claim_and_replays():
 
 # -- isolation: one process per adapter (reports.thirdparty) -----------------------------
 def test_a_target_that_times_out_is_an_error_verdict_and_the_run_goes_on(tmp_path):
-    from reports.thirdparty import run_isolated
+    from losscheck.reports.thirdparty import run_isolated
     rec = run_isolated(SEED["seed001.get_iou"], max_examples=2, timeout=1, echo=False)  # not even torch imports in 1 s
     assert rec["third_party"] and rec["label"] == "seed001.get_iou"
     assert rec["results"][-1]["verdict"] == "error" and "timed out after 1 s" in rec["results"][-1]["message"]
@@ -217,7 +216,7 @@ def test_a_target_that_times_out_is_an_error_verdict_and_the_run_goes_on(tmp_pat
 
 @pytest.mark.slow  # 78 s of one core (session 11): audit-all end to end, one process per adapter (tiers.py)
 def test_audit_all_writes_the_third_party_report_after_each_target(tmp_path):
-    from reports.thirdparty import audit_all
+    from losscheck.reports.thirdparty import audit_all
     res = audit_all(tmp_path, max_examples=2, only="seed001.dice", echo=False)
     assert [a["label"] for a in res["audits"]] == ["seed001.dice_loss"]
     verdicts = {r["property"]: r["verdict"] for r in res["audits"][0]["results"]}
@@ -232,7 +231,7 @@ def test_audit_all_in_parallel_keeps_the_adapters_in_order(tmp_path, monkeypatch
     whatever order they finish in (children faked: the mechanism, not the audits)."""
     import time
 
-    from reports import thirdparty
+    from losscheck.reports import thirdparty
 
     def fake(ad, max_examples, seed, timeout, echo):
         time.sleep(0.2 if ad.name.endswith("dice_loss") else 0.0)  # the first one finishes last
@@ -250,7 +249,7 @@ def test_audit_all_in_parallel_keeps_the_adapters_in_order(tmp_path, monkeypatch
 
 # -- the known-deviations table ----------------------------------------------------------
 def test_known_deviations_annotate_failures_and_stale_rows_are_named():
-    from impls.adapters import deviations
+    from losscheck.impls.adapters import deviations
     names = {a.name for a in adapters.adapters()}
     assert {d.adapter for d in deviations.DEVIATIONS} <= names, "a row names an adapter that does not exist"
     nan = {"property": "value[float64]", "verdict": "fails", "message": "value: got nan, expected 0.0"}
@@ -275,7 +274,7 @@ def test_known_deviations_annotate_failures_and_stale_rows_are_named():
 
 def test_deviation_predicates_read_the_counterexample():
     """The rows for smp / toolbelt / keras pick their failures by the counterexample's inputs."""
-    from impls.adapters import deviations
+    from losscheck.impls.adapters import deviations
     rec = {"property": "value[float64]", "message": "value: got 0.0, expected 1.0",
            "counterexample": {"inputs": "probs = [[0.  , 0.5 ],\n [1.  , 0.25]]; targets = [0. 0. 0.]; smooth = 0.0"}}
     assert deviations._arg(rec, "probs") == [0.0, 0.5, 1.0, 0.25]
@@ -367,7 +366,7 @@ def test_monai_squared_dice_gradient_cancels_in_the_polarization_identity():
 def test_box_rows_check_the_eps_bias_and_degenerate_boxes_by_the_counterexample():
     """The eps row explains a value only within eps's bias at the failing boxes; the degenerate-box row
     only boxes of zero width or height (torchvision's documented domain excludes them)."""
-    from impls.adapters import deviations
+    from losscheck.impls.adapters import deviations
 
     def rec(msg, a, b):
         return {"message": msg, "counterexample": {"inputs": f"a = {a}; b = {b}"}}

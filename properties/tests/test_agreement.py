@@ -7,16 +7,15 @@ reference at the flushed inputs."""
 
 import numpy as np
 import pytest
+import tiers
 from hypothesis import given
 from hypothesis import strategies as st
 
-import impls
-import spec
-from properties import frameworks
-from properties.checks import Target, _native_args, call, flushed
-from properties.dtypes import DTYPES, error_bound
-from properties.strategies import arguments
-from properties.tests import tiers
+from losscheck import impls, spec
+from losscheck.properties import frameworks
+from losscheck.properties.checks import Target, _native_args, call, flushed
+from losscheck.properties.dtypes import DTYPES, error_bound
+from losscheck.properties.strategies import arguments
 
 pytestmark = pytest.mark.skipif(not all(frameworks.get(f).available() for f in frameworks.NAMES),
                                 reason="needs both torch and jax")

@@ -26,8 +26,8 @@ if os.environ.get("LOSSCHECK_BENCH") != "1":
 
 import numpy as np  # noqa: E402
 
-import spec  # noqa: E402
 from asv_benchmarks import benchmarks as B  # noqa: E402
+from losscheck import spec  # noqa: E402
 
 SIZE = "medium"  # 4096 x 1000
 

@@ -3,7 +3,7 @@
 
 import pytest
 
-from reports.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, main
+from losscheck.reports.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, main
 
 pytest.importorskip("torch")
 
@@ -155,12 +155,18 @@ def test_an_isolated_audit_passes_through_its_verdict_and_usage_errors(dice_loss
     assert "matches no property" in capfd.readouterr().err
 
 
-def test_a_users_own_spec_package_in_the_folder_does_not_break_the_child(dice_loss, tmp_path, monkeypatch, capfd):
-    """The child runs with -P: a spec/ package in the current folder no longer shadows losscheck's there
-    (it made the child die at start-up; the user's own imports of it are issue 17's)."""
-    (tmp_path / "spec").mkdir()
-    (tmp_path / "spec" / "__init__.py").write_text("SMOOTH = 1.0\n")
+def test_a_users_own_spec_and_reports_packages_are_the_users(tmp_path, monkeypatch, capfd):
+    """losscheck lives in its own namespace: a project's own spec/ and reports/ packages neither
+    shadow losscheck's modules nor are shadowed by them, for the file audited, at import and at call."""
+    for pkg, body in (("spec", "SMOOTH = 1.0\n"), ("reports", "def note(x):\n    return x\n")):
+        (tmp_path / pkg).mkdir()
+        (tmp_path / pkg / "__init__.py").write_text(body)
+    (tmp_path / "losses").mkdir()
+    (tmp_path / "losses" / "dice.py").write_text(
+        "import torch\nfrom spec import SMOOTH\n\n\ndef dice_loss(probs, targets):\n"
+        "    from reports import note  # at call time too\n"
+        "    return note(1 - (2 * (probs * targets).sum() + SMOOTH) / (probs.sum() + targets.sum() + SMOOTH))\n")
     monkeypatch.chdir(tmp_path)
-    code = main(["audit", dice_loss, "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
+    code = main(["audit", "losses/dice.py:dice_loss", "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
                  "--only", "value[float64]", "--max-examples", "3"])
     assert code == EXIT_OK, capfd.readouterr()

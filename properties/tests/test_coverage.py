@@ -3,8 +3,7 @@ report row — the registry cannot grow a half-finished record."""
 
 import pytest
 
-import impls
-import spec
+from losscheck import impls, spec
 
 
 @pytest.mark.parametrize("fw", ["torch", "jax"])
@@ -21,8 +20,8 @@ def test_every_quantity_has_benchmarks():
 
 
 def test_every_quantity_has_a_report_row():
-    from reports.build import build_results
-    from reports.render import render_markdown
+    from losscheck.reports.build import build_results
+    from losscheck.reports.render import render_markdown
     results = build_results([], symbolic=False)
     md = render_markdown(results)
     for name, q in spec.QUANTITIES.items():

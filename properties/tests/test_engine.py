@@ -8,9 +8,9 @@ import mpmath
 import numpy as np
 import pytest
 
-import spec
-from properties import engine, frameworks
-from properties.checks import Target, properties_for
+from losscheck import spec
+from losscheck.properties import engine, frameworks
+from losscheck.properties.checks import Target, properties_for
 
 
 def _torch():
@@ -71,14 +71,14 @@ def test_fail_fast_stops_at_the_first_failing_property():
 
 def test_only_matching_no_property_is_a_usage_error():
     _torch()
-    import impls
+    from losscheck import impls
     with pytest.raises(ValueError, match="matches no property"):
         engine.audit(impls.get("logsumexp", "torch"), "logsumexp", "torch", only="nosuchproperty")
 
 
 def test_observer_sees_every_example_and_result():
     _torch()
-    import impls
+    from losscheck import impls
 
     class Seen(engine.Observer):
         def __init__(self):
@@ -101,9 +101,9 @@ def test_observer_sees_every_example_and_result():
 
 
 def test_progress_prints_plain_lines_off_a_terminal():
-    from reports.progress import AuditProgress
+    from losscheck.reports.progress import AuditProgress
     _torch()
-    import impls
+    from losscheck import impls
     out = io.StringIO()
     with AuditProgress(stream=out) as observer:  # a StringIO is no terminal: no bar, a line per property
         engine.audit(impls.get("logsumexp", "torch"), "logsumexp", "torch", only="value[float64]", max_examples=2,
@@ -114,9 +114,9 @@ def test_progress_prints_plain_lines_off_a_terminal():
 
 
 def test_progress_bar_on_a_terminal():
-    from reports.progress import AuditProgress
+    from losscheck.reports.progress import AuditProgress
     _torch()
-    import impls
+    from losscheck import impls
     out = io.StringIO()
     with AuditProgress(stream=out, bar=True) as observer:
         engine.audit(impls.get("logsumexp", "torch"), "logsumexp", "torch", only="value[float64]", max_examples=2,
@@ -127,7 +127,7 @@ def test_progress_bar_on_a_terminal():
 def test_compiled_definitions_are_cached_on_disk(tmp_path, monkeypatch):
     """A definition derived once is stored under the spec's fingerprint and loaded, not derived, by
     the next process; the loaded one evaluates to the same digits."""
-    from spec import cache, reference
+    from losscheck.spec import cache, reference
     monkeypatch.setenv("LOSSCHECK_CACHE", str(tmp_path))
     q, args = spec.get("softmax"), {"x": np.array([0.5, -2.0, 3.0]), "k": 1.5}
     reference.compile_definition.cache_clear()
@@ -151,8 +151,8 @@ def test_jax_targets_run_under_jit_unless_they_do_not_trace():
     a target that does not trace (a Python check on a value) is called eagerly and still judged."""
     if not frameworks.get("jax").available():
         pytest.skip("jax is not installed")
-    import impls
-    from properties import checks
+    from losscheck import impls
+    from losscheck.properties import checks
     q = spec.get("logsumexp")
     value = {p.name: p for p in properties_for(q, "jax")}["value[float32]"]
     ours = Target(impls.get("logsumexp", "jax"), q, "jax")
@@ -213,7 +213,7 @@ def test_findings_below_the_gate_are_reported_not_counted():
 def test_the_typical_domain_table():
     """Each bound of properties/domain.py classifies as stated: inside, beyond the top, below the bottom;
     zeros and masked −inf entries are typical; a tiny result answered by a tiny one is off the domain."""
-    from properties import domain
+    from losscheck.properties import domain
     q = spec.get("logsumexp")
     assert domain.tier(q, {"x": np.array([0.0, -np.inf, 1e4]), "k": 1.0}, "float32") == ""
     assert "> 1e+04" in domain.tier(q, {"x": np.array([2e4]), "k": 1.0}, "float32")

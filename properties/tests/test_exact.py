@@ -8,10 +8,9 @@ import mpmath
 import numpy as np
 import pytest
 
-import impls
-import spec
-from properties import frameworks
-from spec.reference import compile_definition
+from losscheck import impls, spec
+from losscheck.properties import frameworks
+from losscheck.spec.reference import compile_definition
 
 Q = spec.get("exact_accuracy")
 #: 1e-12 relative is the catalogue's requirement for float64 (issue 3); the quadrature

@@ -2,11 +2,11 @@
 in properties/tests/broken is caught by the property expected to catch it."""
 
 import pytest
+from broken import BROKEN
 
-from properties import frameworks
-from properties.engine import audit
-from properties.severity import at_gate
-from properties.tests.broken import BROKEN
+from losscheck.properties import frameworks
+from losscheck.properties.engine import audit
+from losscheck.properties.severity import at_gate
 
 
 @pytest.mark.parametrize("broken", BROKEN, ids=[b.name for b in BROKEN])
@@ -29,7 +29,7 @@ def test_broken_is_caught(broken):
 
 
 def test_catalogue_of_broken_covers_every_quantity():
-    import spec
+    from losscheck import spec
     assert {b.quantity for b in BROKEN} >= set(spec.QUANTITIES)
     assert len(BROKEN) >= 8 + 15
 
@@ -53,7 +53,7 @@ def test_an_undetermined_result_is_accepted_only_between_the_two_evaluations():
     import mpmath
     import numpy as np
 
-    from properties.dtypes import between
+    from losscheck.properties.dtypes import between
 
     def ok(got, ref, other, dtype="float64"):
         ref, other = np.array([mpmath.mpf(ref)], dtype=object), np.array([mpmath.mpf(other)], dtype=object)
@@ -83,10 +83,9 @@ def test_soft_topk_near_ties_at_huge_spans_hold_as_undetermined(fw):
     counts them as undetermined, so the acceptance stays visible in the report."""
     if not frameworks.get(fw).available():
         pytest.skip(f"{fw} is not installed")
-    import impls
-    import spec
-    from properties.checks import Target, properties_for
-    from properties.engine import make_settings, run_property
+    from losscheck import impls, spec
+    from losscheck.properties.checks import Target, properties_for
+    from losscheck.properties.engine import make_settings, run_property
 
     q = spec.get("soft_topk")
     prop = {p.name: p for p in properties_for(q, fw)}["stability[float64]"]

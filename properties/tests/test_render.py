@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from reports import render
-from reports.render import render_html, render_markdown, write_report
+from losscheck.reports import render
+from losscheck.reports.render import render_html, render_markdown, write_report
 
 SNIPPET = "import torch\nx = torch.tensor([11.0, 12.0], dtype=torch.float16)\nprint(logsumexp(x))"
 REFUTED_CE = "k = 1, x = (0, 0): logsumexp = log 2 != 0 = max(x)"
@@ -43,7 +43,7 @@ def make_results():
             },
         },
         "audits": [
-            {"label": "torch (ours)", "target": "impls.torch_smoothing:logsumexp",
+            {"label": "torch (ours)", "target": "losscheck.impls.torch_smoothing:logsumexp",
              "framework": "torch", "device": "cpu", "quantity": "logsumexp", "third_party": False,
              "results": [
                  {"property": "value[float32]", "kind": "conformance", "verdict": "holds",
@@ -61,7 +61,7 @@ def make_results():
                   "examples": 1, "max_ulps": None, "allowed_ulps": None,
                   "message": "k=0 accepted", "counterexample": None},
              ]},
-            {"label": "jax (ours)", "target": "impls.jax_smoothing:logsumexp",
+            {"label": "jax (ours)", "target": "losscheck.impls.jax_smoothing:logsumexp",
              "framework": "jax", "device": "cpu", "quantity": "logsumexp", "third_party": False,
              "results": [
                  {"property": "value[float32]", "kind": "conformance", "verdict": "holds",

@@ -10,8 +10,8 @@ with our own bound (``native_half=False``).
 
 import pytest
 
-from properties import frameworks
-from properties.engine import audit
+from losscheck.properties import frameworks
+from losscheck.properties.engine import audit
 
 HERE = "properties/tests/test_soft_topk_backward.py"
 
@@ -19,7 +19,7 @@ HERE = "properties/tests/test_soft_topk_backward.py"
 def soft_topk_wide_torch(x, topk, k=1.0):
     import torch
 
-    from impls import torch_smoothing as ts
+    from losscheck.impls import torch_smoothing as ts
 
     class WideOnly(torch.autograd.Function):
         @staticmethod
@@ -41,7 +41,7 @@ def soft_topk_wide_jax(x, topk, k=1.0):
     import jax
     import jax.numpy as jnp
 
-    from impls import jax_smoothing as js
+    from losscheck.impls import jax_smoothing as js
 
     kc = jnp.asarray(k, jnp.float64)
 

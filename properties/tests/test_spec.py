@@ -7,8 +7,8 @@ import mpmath
 import numpy as np
 import pytest
 
-import spec
-from spec.smoothing import hard_topk
+from losscheck import spec
+from losscheck.spec.smoothing import hard_topk
 
 #: claims the seeds or the catalogue state and the spec refutes (a finding each);
 #: every other symbolic claim must be proved.
@@ -150,7 +150,7 @@ def test_reference_rejects_nan():
 def _toy(layout, **kw):
     import sympy as sp
 
-    from spec.quantity import Arg, Definition, Quantity
+    from losscheck.spec.quantity import Arg, Definition, Quantity
 
     def build(n, **structure):
         x = sp.symbols(f"x0:{n}", real=True)
@@ -198,7 +198,7 @@ def test_layout_draws(layout):
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from properties.strategies import arguments
+    from losscheck.properties.strategies import arguments
     q = _toy(layout, labels=layout == "all")
 
     @settings(max_examples=25, database=None, deadline=None)
@@ -259,7 +259,7 @@ def test_a_probe_that_leaves_the_rows_definition_is_not_taken():
     b's left edge 48 × 1.1875 = 57 lands on its right edge, the union of the row's compiled branch
     is 0, and the division raised (every box quantity's value[bfloat16] ended in an error).  That
     side is not probed; the other side and the first-order sensitivity still are."""
-    from properties.dtypes import rel_step
+    from losscheck.properties.dtypes import rel_step
     args = {"a": np.array([54.0, 0.0, 55.0, 7.78125]), "b": np.array([48.0, -33.5, 57.0, 18.5])}
     for qname in ("box_iou", "giou", "diou", "ciou"):
         ref = spec.Reference(spec.get(qname))

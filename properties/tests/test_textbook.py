@@ -7,11 +7,11 @@ and their severities are pinned where they are known (EXPECTED_BELOW_GATE) so a 
 gate's judgement shows up here."""
 
 import pytest
+from textbook import TEXTBOOK
 
-from properties import frameworks
-from properties.engine import audit, conformance_ok
-from properties.severity import SEVERITIES
-from properties.tests.textbook import TEXTBOOK
+from losscheck.properties import frameworks
+from losscheck.properties.engine import audit, conformance_ok
+from losscheck.properties.severity import SEVERITIES
 
 #: textbook audits that took 30 s or more of one core (session 11, jax compiling a program per shape and
 #: dtype of every property): the slow tier (tiers.py); jax's dice and GIoU textbooks stay in CI

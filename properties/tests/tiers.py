@@ -10,7 +10,7 @@ caught at float16, e.g. ``iou_half_native``) and the textbook audits (every dtyp
 bound); and single items that took 30 s or more of one core, each marked where it is defined.
 """
 
-from properties.dtypes import HALF
+from losscheck.properties.dtypes import HALF
 
 #: per-dtype items (``Property.dtype``) in these dtypes are in the slow tier
 SLOW_DTYPES = HALF

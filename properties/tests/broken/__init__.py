@@ -29,7 +29,7 @@ class Broken:
 
     def load(self) -> Callable:
         import importlib
-        return getattr(importlib.import_module(f"properties.tests.broken.{self.module}"), self.name)
+        return getattr(importlib.import_module(f"broken.{self.module}"), self.name)
 
 
 _T, _J = "smoothing_torch", "smoothing_jax"

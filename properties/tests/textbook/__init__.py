@@ -26,7 +26,7 @@ class Textbook:
 
     def load(self) -> Callable:
         import importlib
-        return getattr(importlib.import_module(f"properties.tests.textbook.{self.module}"), self.name)
+        return getattr(importlib.import_module(f"textbook.{self.module}"), self.name)
 
 
 TEXTBOOK = [

@@ -1,0 +1,137 @@
+"""Typed results of an audit: what :func:`losscheck.audit` returns.
+
+The engine (:func:`properties.engine.audit`) builds one plain record per property — the JSON the
+CLI's ``--json`` and the report write — and :meth:`AuditResult.from_record` reads it into frozen
+dataclasses, field by field, never from the message text.
+
+- :class:`PropertyResult`: one property's verdict (``holds``, ``fails``, ``deviates``,
+  ``skipped``, ``error``), its severity when it fails (``bug``, ``accuracy``, ``range``; see
+  :mod:`properties.severity`), the worst error in ULPs against the high-precision reference and the
+  rounding bound it was held to, and the counterexample as a runnable snippet.
+- :class:`AuditResult`: the target, the gate, every property's result, whether it passes at the
+  gate (:attr:`AuditResult.passed`) and the results that make it fail (:attr:`AuditResult.failures`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .severity import DEFAULT_GATE, at_gate
+
+#: verdicts that pass an audit at any gate: a deviation by a declared convention is not a failure
+PASSING = ("holds", "deviates", "skipped")
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """The input a property failed at, shrunk where the shrink's budget allowed."""
+    #: a self-contained Python snippet that replays the failure (imports the target, calls it)
+    snippet: str
+    #: the arguments as text, by name
+    inputs: dict | None = None
+    #: the reference's value (or gradient) and the target's, as text
+    expected: str | None = None
+    got: str | None = None
+
+    @classmethod
+    def from_record(cls, c: dict | None) -> Counterexample | None:
+        if not c:
+            return None
+        return cls(snippet=c.get("snippet") or "", inputs=c.get("inputs"), expected=c.get("expected"), got=c.get("got"))
+
+
+@dataclass(frozen=True)
+class PropertyResult:
+    """One property's verdict on one target."""
+    property: str
+    #: "conformance" (counts at the gate) or "contract" (counts with ``strict``)
+    kind: str
+    verdict: str
+    message: str
+    #: a failing conformance property's severity: "bug", "accuracy" or "range"; None otherwise
+    severity: str | None = None
+    examples: int = 0
+    #: the worst error seen, in ULPs of the dtype against the reference (None where not finite)
+    max_ulps: float | None = None
+    #: the rounding bound C(n)·eps·(|ref| + S) at that example, in the same ULPs
+    allowed_ulps: float | None = None
+    seconds: float = 0.0
+    counterexample: Counterexample | None = None
+    #: why the counterexample lies outside the typical domain ("" inside it)
+    off_domain: str = ""
+    #: findings below the gate kept besides the reported one: (severity, message) pairs
+    others: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def from_record(cls, r: dict) -> PropertyResult:
+        return cls(property=r["property"], kind=r["kind"], verdict=r["verdict"], message=r.get("message") or "",
+                   severity=r.get("severity"), examples=r.get("examples") or 0, max_ulps=r.get("max_ulps"),
+                   allowed_ulps=r.get("allowed_ulps"), seconds=r.get("seconds") or 0.0,
+                   counterexample=Counterexample.from_record(r.get("counterexample")),
+                   off_domain=r.get("off_domain") or "",
+                   others=tuple((o.get("severity") or "", o.get("message") or "") for o in r.get("others") or ()))
+
+    def passes(self, gate: str = DEFAULT_GATE, strict: bool = False) -> bool:
+        """Whether this result passes at ``gate``: a conformance finding below the gate passes
+        (it is still reported); an error never does; a contract check counts only with ``strict``."""
+        if self.verdict in PASSING:
+            return True
+        if self.kind == "contract":
+            return not strict
+        if self.verdict == "error":
+            return False
+        return not at_gate(self.severity or "bug", gate)
+
+    def describe(self) -> str:
+        """The finding as a person reads it: property, severity, message and the snippet."""
+        head = f"{self.property}: {self.verdict}" + (f" ({self.severity})" if self.severity else "")
+        text = f"{head}\n{self.message}"
+        if self.counterexample and self.counterexample.snippet:
+            text += f"\n\ncounterexample (runnable):\n{self.counterexample.snippet}"
+        return text
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Every applicable property of one quantity, run on one callable."""
+    quantity: str
+    framework: str
+    device: str
+    #: what was audited (``module:callable`` or the callable's qualified name)
+    target: str
+    gate: str
+    results: tuple[PropertyResult, ...]
+    strict: bool = False
+    #: the engine's record, as the CLI's --json writes it
+    record: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_record(cls, rec: dict, strict: bool = False) -> AuditResult:
+        return cls(quantity=rec["quantity"], framework=rec["framework"], device=rec["device"],
+                   target=rec.get("target") or rec.get("label") or "", gate=rec.get("gate") or DEFAULT_GATE,
+                   results=tuple(PropertyResult.from_record(r) for r in rec["results"]), strict=strict, record=rec)
+
+    @property
+    def failures(self) -> tuple[PropertyResult, ...]:
+        """The results that fail the audit at its gate."""
+        return tuple(r for r in self.results if not r.passes(self.gate, self.strict))
+
+    @property
+    def findings(self) -> tuple[PropertyResult, ...]:
+        """Every failing conformance result, at any severity (those below the gate included)."""
+        return tuple(r for r in self.results if r.kind == "conformance" and r.verdict in ("fails", "error"))
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def summary(self) -> str:
+        """One line: the verdict at the gate and the findings by severity."""
+        counts = {s: sum(r.verdict == "fails" and r.severity == s for r in self.findings) for s in ("bug", "accuracy", "range")}
+        errors = sum(r.verdict == "error" for r in self.results)
+        found = ", ".join(f"{n} {s}" for s, n in counts.items()) + (f", {errors} error" if errors else "")
+        return (f"{self.target} as {self.quantity} ({self.framework}, {self.device}): "
+                f"{'PASS' if self.passed else 'FAIL'} at gate {self.gate}; findings: {found}")
