@@ -255,7 +255,10 @@ def _terms(a, b, want):
         out["rho2c2"] = _safe_div(dxc * dxc + dyc * dyc, c2, c2 > 0)
     if "v" in want:
         out["v"] = (4 / math.pi ** 2) * (_angle(b) - _angle(a)) ** 2
-    return out
+    # NaN in, NaN out: the comparisons above (meet, full, _lo/_hi) are False at a NaN coordinate
+    # and would turn it into a plausible 0 (properties/nan.py)
+    nan = jnp.isnan(a).any(-1) | jnp.isnan(b).any(-1)
+    return {key: jnp.where(nan, jnp.nan, v) for key, v in out.items()}
 
 
 def _angle(box):

@@ -207,7 +207,7 @@ def entropy(p):
     """
     p, pc = floating(p, "p", axis="class")
     unit_interval(p, "p")
-    pos = pc > 0
+    pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
     terms = jnp.where(pos, pc * jnp.log(jnp.where(pos, pc, 1.0)), 0.0)
     return (-jnp.sum(terms, axis=-1)).astype(p.dtype)
 
@@ -265,7 +265,7 @@ def kl_divergence(p, q):
     out_dtype = jnp.promote_types(p.dtype, q.dtype)
     dtype = compute_dtype(out_dtype)
     pc, qc = p.astype(dtype), q.astype(dtype)
-    pos = pc > 0
+    pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
     sg = jax.lax.stop_gradient
     # a power of two 2^k (exact scaling) that brings q into [0.5, 1)
     k = jnp.minimum(-jnp.frexp(sg(qc))[1], jnp.finfo(dtype).maxexp - 1)
@@ -390,4 +390,5 @@ def hinge_loss(f, l):
     f, fc = floating(f, "f")
     l = _check_sign_labels(l, f)
     margin = jnp.where(l > 0, 1 - fc, 1 + fc)
-    return jnp.where(margin > 0, margin, 0.0).astype(f.dtype)
+    # margin <= 0, not margin > 0: a NaN margin stays NaN (NaN in, NaN out)
+    return jnp.where(margin <= 0, 0.0, margin).astype(f.dtype)

@@ -203,6 +203,8 @@ def zlpr(scores, targets):
     unit_interval(targets, "targets")
     t = jnp.asarray(targets).astype(s.dtype)
     out = _log1p_weighted_sum(s, 1 - t) + _log1p_weighted_sum(-s, t)
+    # NaN in, NaN out: the weighted sums test w > 0 and b == max, which a NaN fails silently
+    out = jnp.where(jnp.isnan(s).any(-1) | jnp.isnan(t).any(-1), jnp.nan, out)
     return out.astype(scores.dtype)
 
 

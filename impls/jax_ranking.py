@@ -144,6 +144,8 @@ def _order_keys(scores):
 def _auc(scores, positive, int_dtype, float_dtype):
     twice_u, twice_pn = _auc_counts(_order_keys(scores), positive)
     value = twice_u.astype(int_dtype).astype(float_dtype) / twice_pn.astype(int_dtype).astype(float_dtype)
+    # NaN in, NaN out: a NaN score has order keys like any number's
+    value = jnp.where(jnp.isnan(scores).any(-1), jnp.nan, value)
     return value.astype(scores.dtype)
 
 

@@ -75,10 +75,11 @@ def _exponents(x, k):
     """Return ``z = k (x - m)`` (<= 0), the safe row max ``m`` and its finiteness.
 
     ``m`` is the row maximum under ``stop_gradient``, replaced by 0 where it
-    is not finite (all ``-inf`` rows), all with ``keepdims=True``.
+    is ``-inf`` (all ``-inf`` rows), all with ``keepdims=True``; a NaN or
+    ``+inf`` maximum stays and makes the row's results NaN.
     """
     m = jax.lax.stop_gradient(jnp.max(x, axis=-1, keepdims=True))
-    finite = jnp.isfinite(m)
+    finite = m != -jnp.inf  # a row with an entry above -inf; a NaN or +inf maximum stays, and gives NaN
     m = jnp.where(finite, m, jnp.zeros_like(m))
     # x/2 - m/2 never overflows, unlike x - m; (2k)(x/2 - m/2) == k(x - m).
     half_diff = x * 0.5 - m * 0.5

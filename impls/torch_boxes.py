@@ -255,7 +255,10 @@ def _terms(a, b, want):
         out["rho2c2"] = torch.where(point, torch.zeros_like(c2), (dxc * dxc + dyc * dyc) / torch.where(point, one, c2))
     if "v" in want:
         out["v"] = (4 / math.pi ** 2) * (_angle(b) - _angle(a)) ** 2
-    return out
+    # NaN in, NaN out: the comparisons above (meet, flat, _lo/_hi) are False at a NaN coordinate
+    # and would turn it into a plausible 0 (properties/nan.py)
+    nan = torch.isnan(a).any(-1) | torch.isnan(b).any(-1)
+    return {key: torch.where(nan, torch.nan, v) for key, v in out.items()}
 
 
 def _angle(box):

@@ -201,7 +201,7 @@ def entropy(p: torch.Tensor) -> torch.Tensor:
     dtype = floating(p, "p", axis="class")
     unit_interval(p, "p")
     pc = p.to(dtype)
-    pos = pc > 0
+    pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
     safe = torch.where(pos, pc, torch.ones_like(pc))
     terms = torch.where(pos, pc * torch.log(safe), torch.zeros_like(pc))
     return (-terms.sum(dim=-1)).to(p.dtype)
@@ -260,7 +260,7 @@ def kl_divergence(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     dtype = compute_dtype(out_dtype)
     pc = p.to(dtype)
     qc = q.to(device=pc.device, dtype=dtype)
-    pos = pc > 0
+    pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
     one = torch.ones_like(pc)
     with torch.no_grad():
         # a power of two 2^k (exact scaling) that brings q into [0.5, 1)
@@ -386,4 +386,5 @@ def hinge_loss(f: torch.Tensor, l) -> torch.Tensor:
     l = _check_sign_labels(l, f)
     fc = f.to(dtype)
     margin = torch.where(l > 0, 1 - fc, 1 + fc)
-    return torch.where(margin > 0, margin, torch.zeros_like(margin)).to(f.dtype)
+    # margin <= 0, not margin > 0: a NaN margin stays NaN (NaN in, NaN out)
+    return torch.where(margin <= 0, torch.zeros_like(margin), margin).to(f.dtype)

@@ -199,6 +199,8 @@ def zlpr(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     s = scores.to(dtype)
     t = targets.to(device=s.device, dtype=dtype)
     out = _log1p_weighted_sum(s, 1 - t) + _log1p_weighted_sum(-s, t)
+    # NaN in, NaN out: the weighted sums test w > 0 and b == max, which a NaN fails silently
+    out = torch.where(torch.isnan(s).any(-1) | torch.isnan(t).any(-1), torch.nan, out)
     return out.to(scores.dtype)
 
 

@@ -132,6 +132,8 @@ def auc(scores: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         n_neg = n - n_pos
         twice_u = (twice_rank * pos).sum(dim=-1) - n_pos * (n_pos + 1)
         value = twice_u.to(torch.float64) / (2 * n_pos * n_neg).to(torch.float64)
+        # NaN in, NaN out: sort places a NaN score last, where it would count as the largest
+        value = torch.where(torch.isnan(scores).any(-1), torch.nan, value)
     return value.to(scores.dtype)
 
 

@@ -32,8 +32,9 @@ never formed (it overflows for large ``k`` or ``|x|``). ``x - m`` itself can
 overflow (``x = -3e38``, ``m = 3e38`` in float32), so it is formed as
 ``x/2 - m/2`` and multiplied by ``2k`` (halving only changes the exponent;
 for subnormal numbers its rounding is far below that of the result). A
-non-finite row maximum (an all ``-inf`` row) is replaced by 0 and the result
-selected afterwards, and ``-inf`` entries get the exponent ``-inf`` through a
+row maximum of ``-inf`` (an all ``-inf`` row) is replaced by 0 and the result
+selected afterwards (a NaN or ``+inf`` maximum is kept: the row's results are
+NaN, never a finite number or the empty row's value; NaN in, NaN out), and ``-inf`` entries get the exponent ``-inf`` through a
 second ``where`` ("double where"), so that no ``inf * 0`` reaches the
 backward pass.
 
@@ -67,11 +68,13 @@ def _check_topk(topk, n: int) -> int:
 def _exponents(x: torch.Tensor, k):
     """Return ``z = k (x - m)`` (<= 0), the safe row max ``m`` and its finiteness.
 
-    ``m`` is the detached row maximum, replaced by 0 where it is not finite
-    (all ``-inf`` rows), all with ``keepdim=True``.
+    ``m`` is the detached row maximum, replaced by 0 where it is ``-inf``
+    (all ``-inf`` rows), all with ``keepdim=True``; "finiteness" is that of
+    the row (an entry above ``-inf``): a NaN or ``+inf`` maximum stays and
+    makes the row's results NaN.
     """
     m = torch.amax(x, dim=-1, keepdim=True).detach()
-    finite = torch.isfinite(m)
+    finite = m != -math.inf  # a row with an entry above -inf; a NaN or +inf maximum stays, and gives NaN
     m = torch.where(finite, m, torch.zeros_like(m))
     # x/2 - m/2 never overflows, unlike x - m; (2k)(x/2 - m/2) == k(x - m).
     half_diff = x * 0.5 - m * 0.5

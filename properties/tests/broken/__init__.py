@@ -83,6 +83,10 @@ BROKEN += [
     Broken("zlpr_probability_sigma_s", "zlpr_probability", "torch", _M, "value", "σ(s) instead of σ(2s)"),
     Broken("auc_ties_zero", "auc", "torch", _R, "value", "ties counted as 0 instead of ½"),
     Broken("auc_swapped", "auc", "torch", _R, "value", "positives and negatives swapped: 1 − AUC"),
+    Broken("auc_pairs_nan_swallowed", "auc", "torch", _R, "nan", "a NaN score compares False: a finite AUC "
+           "(NaN input is outside the typical domain: a range finding)", gate="range"),
+    Broken("hinge_nan_swallowed_jax", "hinge_loss", "jax", _CJ, "nan", "where(margin > 0, margin, 0) turns a NaN margin "
+           "into 0 (a range finding)", gate="range"),
     Broken("soft_auc_ignores_tau", "soft_auc", "torch", _R, "value", "σ(s_i − s_j) whatever tau"),
     Broken("ce_log_of_softmax_jax", "cross_entropy", "jax", _CJ, "stability", "log(softmax(x)) in jax"),
     Broken("kl_swapped_jax", "kl_divergence", "jax", _CJ, "value", "KL(q‖p) in jax"),

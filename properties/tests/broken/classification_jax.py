@@ -12,3 +12,9 @@ def ce_log_of_softmax_jax(logits, target):
 
 def kl_swapped_jax(p, q):
     return (q * (jnp.log(q) - jnp.log(p))).sum(-1)
+
+
+def hinge_nan_swallowed_jax(f, l):
+    """max(0, 1 − l·f) written as where(margin > 0, margin, 0): a NaN margin becomes 0."""
+    margin = jnp.where(l > 0, 1 - f, 1 + f)
+    return jnp.where(margin > 0, margin, 0.0).astype(f.dtype)
