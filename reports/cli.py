@@ -6,7 +6,8 @@
     losscheck audit TARGET --quantity NAME [--framework torch|jax] [--device cpu]
                     [--max-examples N] [--seed S] [--report DIR] [--json FILE] [--strict] [--only TEXT]
                     [--gate bug|accuracy|range] [--fail-fast] [--no-shrink] [--shrink-time SECONDS]
-                    [--loss] [--fix NAME=VALUE ...] [--no-grad] [--timeout SECONDS] [--total-timeout SECONDS]
+                    [--loss] [--fix NAME=VALUE ...] [--no-grad] [--convention NAME ...]
+                    [--timeout SECONDS] [--total-timeout SECONDS]
     losscheck report [--out DIR] [--max-examples N] [--seed S] [--strict] [--no-third-party]
     losscheck audit-all [--out DIR] [--max-examples N] [--seed S] [--timeout S] [--only TEXT] [--jobs N] [--update] [--rewrite]
 
@@ -178,7 +179,7 @@ def _audit_here(args):
     fn = adapter.fn if adapter else load_target(args.target)
     user = _declared(args, q)
     if adapter and user:
-        raise UsageError(f"--loss, --fix and --no-grad declare a user's callable; adapter {adapter.name} declares its own")
+        raise UsageError(f"--loss, --fix, --no-grad and --convention declare a user's callable; adapter {adapter.name} declares its own")
     check_signature(fn, q, user.get("fixed", {}))
     from losscheck.properties import frameworks
     try:
@@ -277,6 +278,12 @@ def _declared(args, q) -> dict:
         out["complement"] = True
     if args.no_grad:
         out["differentiable"] = False
+    if args.convention:
+        from losscheck.impls.adapters.conventions import named
+        try:
+            out["conventions"] = tuple(named(name, q) for name in args.convention)
+        except ValueError as e:
+            raise UsageError(f"--{e}") from None
     fixed = {}
     for item in args.fix or ():
         name, sep, text = item.partition("=")
@@ -418,6 +425,9 @@ def parser():
                    help="a scalar argument the callable pins or hard-codes (e.g. --fix smooth=1, --fix k=1): every "
                         "draw uses VALUE, and the callable is called without NAME if it has no such parameter; repeatable")
     a.add_argument("--no-grad", action="store_true", help="the callable has no gradients (NumPy code): gradient checks are skipped")
+    a.add_argument("--convention", action="append", metavar="NAME",
+                   help="a named convention the callable follows on purpose (repeatable): pixel+1 (pixel-index boxes, "
+                        "width x2 - x1 + 1); a property it explains deviates instead of failing")
     a.add_argument("--timeout", type=_positive_float, default=600.0, metavar="SECONDS",
                    help="seconds one property may run before the target is stopped and the property is an error "
                         "(default 600); the audit runs in a child process, so a crash or an exit is a verdict too")

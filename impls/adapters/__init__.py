@@ -63,9 +63,10 @@ class Adapter:
 
 
 def modules() -> list[str]:
-    """The adapter modules (every module here but ``deviations``, the known-deviations table)."""
+    """The adapter modules (every module here but ``deviations``, the known-deviations table, and
+    ``conventions``, the named ones a user declares)."""
     return sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__)
-                  if not m.name.startswith("_") and m.name != "deviations")
+                  if not m.name.startswith("_") and m.name not in ("deviations", "conventions"))
 
 
 def adapters() -> list[Adapter]:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Adapter, Convention
+from losscheck import spec
+
+from . import Adapter, Convention, conventions
 
 SOURCE = "seed 001, 'optimizing directly for the metric' (../shared/seeds/001_07736c44142ab38c.txt)"
 
@@ -88,7 +90,6 @@ def box_iou(a, b):
     return torch.from_numpy(out).to(a.dtype)
 
 
-_PIXEL = np.array([0.0, 0.0, 1.0, 1.0])
 
 ADAPTERS = [
     Adapter("seed001.soft_f1_score", "soft_f1", "torch", soft_f1, ("torch",), SOURCE, complement=True,
@@ -104,11 +105,7 @@ ADAPTERS = [
             note="dice_loss(probs, targets); smooth and squared are not passed (the snippet has no such "
                  "parameters)"),
     Adapter("seed001.get_iou", "box_iou", "torch", box_iou, ("torch",), SOURCE, differentiable=False,
-            conventions=(
-                # the shift is done in float64: 0.5 ULP of a coordinate, inside float64's tolerance
-                Convention("+1 pixel", "pixel-index boxes with inclusive corners: width x2 − x1 + 1, "
-                           "height y2 − y1 + 1, i.e. the IoU of (x1, y1, x2 + 1, y2 + 1)",
-                           lambda a: {**a, "a": np.asarray(a["a"]) + _PIXEL, "b": np.asarray(a["b"]) + _PIXEL}),
-            ),
+            # the shift is done in float64: 0.5 ULP of a coordinate, inside float64's tolerance
+            conventions=(conventions.named("pixel+1", spec.get("box_iou")),),
             note="get_iou(a[i], b[i]) for each pair, a NumPy metric without gradients"),
 ]

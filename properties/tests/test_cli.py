@@ -170,3 +170,31 @@ def test_a_users_own_spec_and_reports_packages_are_the_users(tmp_path, monkeypat
     code = main(["audit", "losses/dice.py:dice_loss", "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
                  "--only", "value[float64]", "--max-examples", "3"])
     assert code == EXIT_OK, capfd.readouterr()
+
+
+PIXEL_IOU = '''
+import torch
+
+def iou(a, b):
+    """Pixel-index boxes, inclusive corners: width x2 - x1 + 1 (Fast R-CNN's bbox_overlaps)."""
+    iw = (torch.minimum(a[..., 2], b[..., 2]) - torch.maximum(a[..., 0], b[..., 0]) + 1).clamp(min=0)
+    ih = (torch.minimum(a[..., 3], b[..., 3]) - torch.maximum(a[..., 1], b[..., 1]) + 1).clamp(min=0)
+    inter = iw * ih
+    area = lambda x: (x[..., 2] - x[..., 0] + 1) * (x[..., 3] - x[..., 1] + 1)
+    return inter / (area(a) + area(b) - inter)
+'''
+
+
+def test_a_named_convention_turns_a_failure_into_a_deviation(tmp_path, capsys):
+    path = tmp_path / "pixel.py"
+    path.write_text(PIXEL_IOU)
+    args = ["audit", f"{path}:iou", "--quantity", "box_iou", "--no-grad", *FAST]
+    assert main(args) == EXIT_FAIL
+    capsys.readouterr()
+    assert main(args + ["--convention", "pixel+1"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "holds under the declared convention(s) (+1 pixel)" in out and "verdict: PASS" in out, out
+    assert main(args[:4] + ["--convention", "pixel+2"] + args[4:]) == EXIT_USAGE
+    assert "unknown name 'pixel+2'; known: pixel+1" in capsys.readouterr().err
+    assert main(["audit", f"{path}:iou", "--quantity", "dice", "--convention", "pixel+1", *FAST]) == EXIT_USAGE
+    assert "applies to box quantities" in capsys.readouterr().err

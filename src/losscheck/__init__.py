@@ -44,7 +44,7 @@ def show(quantity: str) -> str:
 
 
 def audit(fn, quantity: str, *, framework: str | None = None, device: str = "cpu", loss: bool = False,
-          fix: dict | None = None, differentiable: bool = True, gate: str = "bug", strict: bool = False,
+          fix: dict | None = None, differentiable: bool = True, convention=(), gate: str = "bug", strict: bool = False,
           max_examples: int = 50, seed: int | None = None, only: str | None = None,
           names=None, progress: bool = False):
     """Audit ``fn`` as ``quantity``: every applicable property, against the high-precision reference.
@@ -53,7 +53,9 @@ def audit(fn, quantity: str, *, framework: str | None = None, device: str = "cpu
     rest by name, in torch or jax (``framework`` is inferred from its module where not given).
     ``loss=True``: ``fn`` returns 1 − q (a Dice or F1 *loss*); ``fix={"smooth": 1.0}`` pins scalar
     arguments (a parameter ``fn`` lacks is taken as hard-coded); ``differentiable=False`` skips the
-    gradient properties.  ``gate`` ("bug", "accuracy" or "range") is the severity that fails the
+    gradient properties.  ``convention``: a named convention it follows on purpose, or several
+    (``"pixel+1"``: pixel-index boxes; :mod:`losscheck.impls.adapters.conventions`) — a property it
+    explains *deviates* instead of failing.  ``gate`` ("bug", "accuracy" or "range") is the severity that fails the
     audit; every finding is reported at any gate; ``strict`` also counts the contract checks.
     ``max_examples``: Hypothesis's budget per property (default 50, as ``losscheck audit``);
     ``seed``: a random seed (default: derandomised, the same examples on every run).
@@ -71,7 +73,9 @@ def audit(fn, quantity: str, *, framework: str | None = None, device: str = "cpu
         raise ValueError(f"max_examples must be a positive integer, got {max_examples!r}")
     if not callable(fn):
         raise ValueError(f"fn must be callable, got {type(fn).__name__}")
-    spec.get(quantity)  # ValueError listing the known names
+    from losscheck.impls.adapters.conventions import named
+    q = spec.get(quantity)  # ValueError listing the known names
+    conventions = tuple(named(c, q) for c in ((convention,) if isinstance(convention, str) else convention))
     if gate not in GATES:
         raise ValueError(f"gate must be one of {GATES}, got {gate!r}")
     if framework is not None and framework not in ("torch", "jax"):
@@ -80,7 +84,7 @@ def audit(fn, quantity: str, *, framework: str | None = None, device: str = "cpu
     label = f"{module or '?'}:{name}"
     importable = module and module != "__main__" and "<" not in name  # the snippets import it by this name
     kwargs = dict(label=label, target_spec=label if importable else "", max_examples=max_examples, seed=seed, only=only, names=names,
-                  complement=loss, differentiable=differentiable, fixed=dict(fix or {}), gate=gate,
+                  complement=loss, differentiable=differentiable, fixed=dict(fix or {}), gate=gate, conventions=conventions,
                   derandomize=seed is None)
     if progress:
         from losscheck.reports.progress import AuditProgress
