@@ -94,6 +94,8 @@ class Outcome:
     off_domain: str = ""
     #: a passing outcome's remark (a half-precision input answered in float32)
     note: str = ""
+    #: a failing outcome's typed fields (:func:`facts`), copied into the counterexample record
+    facts: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -288,6 +290,24 @@ def _printed(v) -> str:
 
 
 
+def facts(check: str, args: dict, *, index=None, got=None, expected=None, **more) -> dict:
+    """A failing outcome's typed fields, as the counterexample record keeps them
+    (:class:`properties.results.Counterexample`): ``check`` (what was compared: "value",
+    "gradient d/dx", "claim NAME", "nan", ...), ``args`` (every drawn argument, all digits, NaN and
+    infinities as floats), the failing ``index`` of the output (or gradient), ``got_value`` and
+    ``expected_value`` there, and any of ``exception`` / ``exception_message`` (what the call
+    raised), ``output_dtype``, ``structural`` (a wrong shape or type, as said)."""
+    out = {"check": check, "args": {k: np.asarray(v).tolist() if isinstance(v, np.ndarray) else v for k, v in args.items()}}
+    if index is not None:
+        out["index"] = [int(i) for i in index]
+    if got is not None:
+        out["got_value"] = float(got)
+    if expected is not None:
+        out["expected_value"] = float(as_float(expected))
+    out.update(more)
+    return out
+
+
 def _inputs_text(q, args):
     return "; ".join(f"{a.name} = {_fmt(args[a.name]) if isinstance(args[a.name], np.ndarray) else repr(args[a.name])}" for a in q.args)
 
@@ -363,15 +383,18 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
         if not compare(as_float(witness), ref, sens, dtype, n, passes, target.native_half)[0] and \
                 between(got, ref, witness, sens, dtype, n, passes, target.native_half, bound=bound)[0]:
             return Outcome(True, 0.0, allowed, undetermined=True)
-    msg, severity, off = "", "", ""
+    msg, severity, off, known = "", "", "", {}
     if not ok:
         if isinstance(worst, str):
             msg, severity = f"{what}: {worst}", classify(off_domain="", structural=True)
+            known = facts(what, args, structural=worst, output_shape=list(np.shape(got)))
         else:
             g = np.asarray(got)[worst] if worst is not None else got
             r = np.asarray(ref, dtype=object)[worst] if worst is not None else ref
             msg = (f"{what}: got {float(g)!r}, expected {float(r)!r} at index {tuple(int(i) for i in worst or ())}: "
                    f"{ulps:.3g} ULPs of {dtype} > allowed {allowed:.3g}")
+            cot = snip.get("cotangent")
+            known = facts(what, args, index=worst or (), got=g, expected=r, **({} if cot is None else {"cotangent": np.asarray(cot).tolist()}))
             off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
             if not off and domain.huge_output(r, dtype):  # no answer in the dtype is right
                 off = f"result {float(as_float(r)):.3g} beyond {dtype}'s largest finite value"
@@ -388,7 +411,7 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
                                                          practical=True, norm=norm)[0])
     return Outcome(ok, ulps, allowed, msg, None if ok else _fmt(ref), None if ok else _fmt(got),
                    "" if ok else snippet(target, args, dtype, **snip), "" if ok else _inputs_text(target.quantity, args),
-                   severity=severity, off_domain=off)
+                   severity=severity, off_domain=off, facts=known)
 
 
 
@@ -397,7 +420,8 @@ def _raise_outcome(target, args, dtype, exc, what, **snip):
     off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
     return Outcome(False, math.inf, 0.0, f"{what}: raised {type(exc).__name__}: {exc}", None, None,
                    snippet(target, args, dtype, **snip), _inputs_text(target.quantity, args),
-                   severity=classify(off_domain=off, nonfinite=True), off_domain=off)
+                   severity=classify(off_domain=off, nonfinite=True), off_domain=off,
+                   facts=facts(what, args, exception=type(exc).__name__, exception_message=str(exc)))
 
 
 # -- the reference, as the target presents the quantity ---------------------------------
@@ -472,14 +496,15 @@ def check_value(target, case, *, jit=False):
     problem = fw.output_problem(out, target.device)
     if problem:  # a Python float, a list, None: said as it is, not as a precision error
         return Outcome(False, math.inf, 0.0, f"value: {problem}", None, None, snippet(target, args, dtype, jit=jitted),
-                       _inputs_text(q, args), severity=classify(off_domain="", structural=True))
+                       _inputs_text(q, args), severity=classify(off_domain="", structural=True),
+                       facts=facts("value", args, structural=problem))
     note = ""
     if hasattr(out, "dtype") and fw.dtype_name(out) != dtype:
         got_dt = fw.dtype_name(out)
         if got_dt not in DTYPES or mantissa_bits(got_dt) < mantissa_bits(dtype):  # precision lost: a bug anywhere
             return Outcome(False, math.inf, 0.0, f"value: output dtype {got_dt}, expected {dtype}",
                            None, None, snippet(target, args, dtype, jit=jitted), _inputs_text(q, args),
-                           severity=classify(off_domain="", structural=True))
+                           severity=classify(off_domain="", structural=True), facts=facts("value", args, output_dtype=got_dt))
         note = f"a {dtype} input is answered in {got_dt} (more precise: a note, judged as {dtype})"
     got = fw.numpy(out)
     step = rel_step(dtype, n, q.passes_of(args), target.native_half)
@@ -561,7 +586,8 @@ def check_gradient_finite(target, case):
             return Outcome(False, math.inf, 0.0,
                            f"gradient d/d{wrt} at a non-differentiable input: {g[i]!r} at index {i} (must be finite)",
                            "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt, jit=jit), _inputs_text(q, args),
-                           severity=classify(off_domain=off, nonfinite=True), off_domain=off)
+                           severity=classify(off_domain=off, nonfinite=True), off_domain=off,
+                           facts=facts(f"gradient d/d{wrt}", args, index=i, got=g[i], cotangent=np.asarray(w).tolist()))
     return Outcome(True)
 
 
@@ -668,7 +694,8 @@ def _claim_check(claim):
                                claim_snippet(target, calls) if calls else snippet(target, args, "float64"),
                                _inputs_text(q, args) + (f"; {case['extra']}" if case["extra"] else ""),
                                printed="\n".join(_printed(c["out"]) for c in calls) if calls else None,
-                               severity=severity, off_domain=off)
+                               severity=severity, off_domain=off,
+                               facts=facts(f"claim {claim.name}", args, index=i, got=got[i], expected=exp[i]))
         return Outcome(True, worst)
     return check
 

@@ -113,7 +113,7 @@ def _case_key(case) -> bytes:
 def run_property(prop: Property, target: Target, settings=None, seed=None, *, observer=None,
                  shrink_seconds: float = SHRINK_SECONDS, shrink_calls: int | None = None,
                  gate: str = DEFAULT_GATE) -> dict:
-    """Run one property; return its result record (see reports.render for the schema).
+    """Run one property; return its result record (the schema: properties.results.PropertyResult).
 
     The search raises (stops and shrinks) only for a **bug** (properties.severity): accuracy and
     range findings are kept as found and the search goes on, so a bug is not hidden behind a
@@ -331,7 +331,7 @@ def _record(prop, verdict, out, examples, t0):
 def _counterexample(out: Outcome) -> dict | None:
     if not (out.snippet or out.inputs):
         return None
-    c = {"snippet": out.snippet, "inputs": out.inputs, "expected": out.expected, "got": out.got}
+    c = {"snippet": out.snippet, "inputs": out.inputs, "expected": out.expected, "got": out.got, **out.facts}
     if out.printed is not None:  # a claim: what its snippet's calls print, for the replay
         c["printed"] = out.printed
     return c

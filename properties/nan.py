@@ -83,7 +83,7 @@ def _moved(a, b) -> bool:
 
 def check_nan(target, case):
     """A NaN entry gives NaN in every output it affects, or a ValueError."""
-    from .checks import Outcome, _inputs_text, _native_args, evaluate, snippet
+    from .checks import Outcome, _inputs_text, _native_args, evaluate, facts, snippet
     if case.get("nan") is None:
         return Outcome(True, skipped=True, message="no argument with real entries to set to NaN")
     q, dtype = target.quantity, case["dtype"]
@@ -98,15 +98,17 @@ def check_nan(target, case):
     fw = frameworks.get(target.framework)
     where = f"{name}{list(int(i) for i in index)}"
 
-    def finding(message, got):
+    def finding(message, got, **known):
         return Outcome(False, np.inf, 0.0, message, "nan", got, snippet(target, args, dtype), _inputs_text(q, args),
-                       severity=classify(off_domain=OFF_DOMAIN, nonfinite=True), off_domain=OFF_DOMAIN)
+                       severity=classify(off_domain=OFF_DOMAIN, nonfinite=True), off_domain=OFF_DOMAIN,
+                       facts=facts("nan", args, **known))
     try:
         out = np.asarray(fw.numpy(evaluate(target, _native_args(target, args, dtype))[0]), dtype=np.float64)
     except ValueError:
         return Outcome(True)  # rejected: as good as NaN
     except Exception as e:
-        return finding(f"NaN at {where} raised {type(e).__name__} (not a ValueError): {e}", type(e).__name__)
+        return finding(f"NaN at {where} raised {type(e).__name__} (not a ValueError): {e}", type(e).__name__,
+                       exception=type(e).__name__, exception_message=str(e))
     if out.shape != mask.shape:
         return Outcome(True)  # a wrong shape is the value property's finding
     finite = mask & ~np.isnan(out)
@@ -115,4 +117,5 @@ def check_nan(target, case):
     at = tuple(int(i) for i in np.argwhere(finite)[0]) if finite.ndim else ()
     got = repr(float(out[at]))
     return finding(f"NaN at {where} gave {got} at output index {at} (NaN expected: that output depends on the entry; "
-                   f"{int(finite.sum())} of {int(mask.sum())} affected outputs are not NaN)", got)
+                   f"{int(finite.sum())} of {int(mask.sum())} affected outputs are not NaN)", got,
+                   index=at, got=out[at], expected=float("nan"))

@@ -44,7 +44,7 @@ def _changed(before: dict, fw, native) -> tuple[str, tuple, float, float] | None
 
 def check_unchanged(target, case):
     """The value call and every vector-Jacobian product leave their array arguments as they were."""
-    from .checks import Outcome, _inputs_text, _native_args, call, snippet
+    from .checks import Outcome, _inputs_text, _native_args, call, facts, snippet
     q, args, dtype = target.quantity, case["args"], case["dtype"]
     fw = frameworks.get(target.framework)
     native = _native_args(target, args, dtype)
@@ -71,13 +71,15 @@ def check_unchanged(target, case):
                            f"the {what} call{'' if wrt is None else f' (d/d{wrt})'} changed its input {name}: "
                            f"entry {idx} was {old!r}, is {new!r} after the call",
                            repr(old), repr(new), snippet(target, args, dtype), _inputs_text(q, args),
-                           severity=classify(off_domain="", structural=True))
+                           severity=classify(off_domain="", structural=True),
+                           facts=facts(what if wrt is None else f"gradient d/d{wrt}", args, changed=name, index=idx,
+                                       got=new, expected=old))
     return Outcome(True)
 
 
 def check_repeatable(target, case):
     """Two calls on the same input give the same output (bitwise on the CPU)."""
-    from .checks import Outcome, _inputs_text, _native_args, _raise_outcome, evaluate, snippet
+    from .checks import Outcome, _inputs_text, _native_args, _raise_outcome, evaluate, facts, snippet
     q, args, dtype = target.quantity, case["args"], case["dtype"]
     fw = frameworks.get(target.framework)
     native = _native_args(target, args, dtype)
@@ -104,4 +106,6 @@ def check_repeatable(target, case):
     how = "bit for bit" if target.device == "cpu" else "within the rounding bound"
     return Outcome(False, np.inf, 0.0, f"two calls on the same input differ {how}: {a!r} then {b!r} at index {idx}",
                    repr(a), repr(b), snippet(target, args, dtype), _inputs_text(q, args),
-                   severity=classify(off_domain="", structural=True))
+                   severity=classify(off_domain="", structural=True),
+                   facts=facts("value", args, index=idx, **({"got": b, "expected": a} if first.shape == second.shape else
+                                                             {"structural": f"shape {a} then {b}"})))

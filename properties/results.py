@@ -22,22 +22,47 @@ from .severity import DEFAULT_GATE, at_gate
 PASSING = ("holds", "deviates", "skipped")
 
 
+def _float(v) -> float | None:
+    """A stored number: JSON keeps NaN and the infinities as "nan", "inf", "-inf"."""
+    return None if v is None else float(v)
+
+
 @dataclass(frozen=True)
 class Counterexample:
-    """The input a property failed at, shrunk where the shrink's budget allowed."""
+    """The input a property failed at, shrunk where the shrink's budget allowed.  The record's keys
+    are these fields' names (``properties.checks.facts`` writes the typed ones)."""
     #: a self-contained Python snippet that replays the failure (imports the target, calls it)
     snippet: str
-    #: the arguments as text, by name
-    inputs: dict | None = None
-    #: the reference's value (or gradient) and the target's, as text
+    #: the arguments as text ("x = [0. 1.]; k = 1.0") and the reference's and the target's results
+    #: as text, every digit, for a person
+    inputs: str = ""
     expected: str | None = None
     got: str | None = None
+    #: what was compared: "value", "gradient d/dx", "claim NAME", "nan", ...
+    check: str = ""
+    #: every drawn argument by name, all digits (nested lists of floats; NaN and inf as floats)
+    args: dict | None = None
+    #: the failing entry of the output (or gradient), and the target's and the reference's values there
+    index: tuple[int, ...] | None = None
+    got_value: float | None = None
+    expected_value: float | None = None
+    #: what the call raised (type name and message), where it raised
+    exception: str | None = None
+    exception_message: str | None = None
+    #: the output's dtype where it loses precision; a wrong shape or type, as said
+    output_dtype: str | None = None
+    structural: str | None = None
 
     @classmethod
     def from_record(cls, c: dict | None) -> Counterexample | None:
         if not c:
             return None
-        return cls(snippet=c.get("snippet") or "", inputs=c.get("inputs"), expected=c.get("expected"), got=c.get("got"))
+        return cls(snippet=c.get("snippet") or "", inputs=c.get("inputs") or "", expected=c.get("expected"), got=c.get("got"),
+                   check=c.get("check") or "", args=c.get("args"),
+                   index=None if c.get("index") is None else tuple(c["index"]),
+                   got_value=_float(c.get("got_value")), expected_value=_float(c.get("expected_value")),
+                   exception=c.get("exception"), exception_message=c.get("exception_message"),
+                   output_dtype=c.get("output_dtype"), structural=c.get("structural"))
 
 
 @dataclass(frozen=True)

@@ -95,8 +95,8 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
         c = r.get("counterexample")
         if r.get("verdict") != "fails" or not isinstance(c, dict) or not c.get("snippet"):
             continue
-        raised_in_claim = re.search(r"raised \w+", r.get("message") or "")  # the snippet's own call raises it too
-        if not str(r.get("property", "")).startswith(REPLAYABLE) and not raised_in_claim and "printed" not in c:
+        raised = c.get("exception")  # the snippet's own call raises it too
+        if not str(r.get("property", "")).startswith(REPLAYABLE) and not raised and "printed" not in c:
             c["replayed"] = "not replayed: a claim recorded before claims' snippets made all their calls"
             continue
         code = c["snippet"]
@@ -113,16 +113,14 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
             except subprocess.TimeoutExpired:
                 cache[code] = (f"no: the snippet ran past {timeout} s", "")
         problem, out = cache[code]
-        message = r.get("message") or ""
-        raised = re.search(r"raised (\w+)", message)
-        form = re.search(r"output dtype (\w+)|shape (\([\d, ]*\)), expected", message)
+        form = c.get("output_dtype") or (str(tuple(c["output_shape"])) if c.get("output_shape") is not None else None)
         printed = out.splitlines()
         values = "\n".join(printed[:-1]) if "out.dtype" in code else out  # the last line: dtype and shape
-        if problem and raised and raised.group(1) in problem:
+        if problem and raised and raised in problem:
             c["replayed"] = f"yes: a fresh interpreter running the snippet raised the same exception {problem[problem.index('('):]}"
         elif problem:
             c["replayed"] = problem
-        elif form and printed and (form.group(1) or form.group(2)) in printed[-1]:
+        elif form and printed and form in printed[-1]:
             c["replayed"] = f"yes: a fresh interpreter running the snippet printed dtype and shape {printed[-1]!r}"
         elif "printed" in c and _same(_numbers(out), _numbers(c["printed"])):
             c["replayed"] = "yes: a fresh interpreter running the snippet printed what each of the claim's calls returned"

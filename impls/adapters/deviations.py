@@ -1,7 +1,9 @@
 """Known deviations of third-party code: one table, each row with its reason.
 
 A row names an adapter, a property pattern (``fnmatch``: ``"value[*]"``) and a
-predicate on the failing result (its message and counterexample), and says
+predicate on the failing result (the typed fields of its counterexample,
+:class:`properties.results.Counterexample`: what was compared, the arguments,
+the failing index, what came back; never the message text), and says
 why the library does this and where upstream discusses it.  A matching
 failure keeps its verdict ("fails": the behaviour is real) and carries the
 row, so the report can say "known: ..." instead of presenting it as news.
@@ -14,9 +16,12 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import re
 from dataclasses import dataclass
 from typing import Callable
+
+import numpy as np
+
+from losscheck.properties.results import Counterexample
 
 
 @dataclass(frozen=True)
@@ -32,49 +37,58 @@ class Deviation:
         return f"{self.adapter} :: {self.property} :: {self.reason[:60]}"
 
 
-def _says(*words):
-    """A predicate: the result's message contains every one of ``words``."""
-    return lambda r: all(w in (r.get("message") or "") for w in words)
+def _ce(r) -> Counterexample:
+    """The failing result's counterexample, typed (empty where there is none)."""
+    return Counterexample.from_record(r.get("counterexample")) or Counterexample("")
 
 
-def _no_nan(r):
+def _check(r, prefix: str) -> bool:
+    """What failed is ``prefix`` ("value", "gradient", "gradient d/dp", "claim ...")."""
+    return _ce(r).check.startswith(prefix)
+
+
+def _got_nan(r) -> bool:
+    """The call gave NaN where the reference is not NaN."""
+    g = _ce(r).got_value
+    return g is not None and math.isnan(g)
+
+
+def _no_nan(r) -> bool:
     """The failure is not a NaN (a value-level explanation never covers one)."""
-    return "nan" not in (r.get("message") or "")
+    return not _got_nan(r)
 
 
-_GOT_EXPECTED = re.compile(r"got (-?[\d.e+-]+|-?inf|nan), expected (-?[\d.e+-]+|-?inf)")
+def _finite(r) -> bool:
+    """Neither a NaN nor an infinity came back (a bias, not a breakdown)."""
+    g = _ce(r).got_value
+    return g is None or math.isfinite(g)
+
+
+def _raised(r) -> bool:
+    return _ce(r).exception is not None
+
+
+def _got_expected(r) -> tuple[float, float] | None:
+    c = _ce(r)
+    return None if c.got_value is None or c.expected_value is None else (c.got_value, c.expected_value)
 
 
 def _quotient_rule(r):
     """A gradient entry within 1e-6 relative of the reference (finite, the same sign) that still fails:
     the accuracy autodiff's quotient rule loses where one entry dominates (see the rows below)."""
-    m = _GOT_EXPECTED.search(r.get("message") or "")
-    if "gradient" not in (r.get("message") or "") or not m:
+    pair = _got_expected(r)
+    if not _check(r, "gradient") or pair is None:
         return False
-    got, exp = float(m.group(1)), float(m.group(2))
+    got, exp = pair
     return math.isfinite(got) and math.isfinite(exp) and abs(got - exp) <= 1e-6 * abs(exp)
 
 
-def _finite(r):
-    """Neither a NaN nor an infinity in the failure (a bias, not a breakdown)."""
-    m = r.get("message") or ""
-    return "nan" not in m and "got inf" not in m and "got -inf" not in m
-
-
 def _arg(r, name):
-    """The values of argument ``name`` in the result's counterexample, flattened (None if absent).
-    The counterexample's ``inputs`` reads ``"probs = [0. 1.]; targets = [0. 0.]; smooth = 0.0"``."""
-    inputs = ((r.get("counterexample") or {}).get("inputs")) or ""
-    m = re.search(rf"(?:^|; ){re.escape(name)} = ([^;]*)", inputs)
-    if not m:
+    """The values of argument ``name`` in the result's counterexample, flattened (None if absent)."""
+    args = _ce(r).args or {}
+    if name not in args:
         return None
-    try:
-        return [float(v) for v in re.sub(r"[\[\],]", " ", m.group(1)).split()]
-    except ValueError:
-        return None
-
-
-_INDEX = re.compile(r"at index \((\d*)")
+    return [float(v) for v in np.ravel(np.asarray(args[name], dtype=object))]
 
 
 def _boxes(r):
@@ -82,8 +96,8 @@ def _boxes(r):
     a, b = _arg(r, "a"), _arg(r, "b")
     if not a or not b or len(a) % 4 or len(b) % 4:
         return None
-    m = _INDEX.search(r.get("message") or "")
-    i = int(m.group(1)) if m and m.group(1) else 0
+    index = _ce(r).index
+    i = index[0] if index else 0
     pick = lambda v: v[4 * min(i, len(v) // 4 - 1):][:4]  # noqa: E731 (broadcast: a single box serves every row)
     return pick(a), pick(b)
 
@@ -99,10 +113,10 @@ def _box_eps_bias(r):
     squared diagonal: |loss − loss_eps| ≤ eps·(1/|a ∪ b| + 1/|C| + 1/c²) to first order (GIoU, DIoU; CIoU's
     α = v/(1 − IoU + v + eps) changes α·v by at most v·eps/(1 − IoU + v)), taken three times over; any finite
     value once an area is ≲ eps, where eps dominates."""
-    m, pair = _GOT_EXPECTED.search(r.get("message") or ""), _boxes(r)
-    if not (r.get("message") or "").startswith("value") or not m or pair is None:
+    values, pair = _got_expected(r), _boxes(r)
+    if not _check(r, "value") or values is None or pair is None:
         return False
-    got, exp = float(m.group(1)), float(m.group(2))
+    got, exp = values
     if not (math.isfinite(got) and math.isfinite(exp)):
         return False
     (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = pair
@@ -119,16 +133,16 @@ def _empty(*names):
     """A predicate: the counterexample's ``names`` are all zero (an empty mask), and no NaN is reported."""
     def pred(r):
         vals = [_arg(r, n) for n in names]
-        return "nan" not in (r.get("message") or "") and all(v is not None and not any(v) for v in vals)
+        return not _got_nan(r) and all(v is not None and not any(v) for v in vals)
     return pred
 
 
 def _soft_or_tied(r):
     """The counterexample has a soft target (strictly between 0 and 1), or, for a gradient, an entry with p = t."""
     p, t = _arg(r, "probs"), _arg(r, "targets")
-    if p is None or t is None or "nan" in (r.get("message") or ""):
+    if p is None or t is None or _got_nan(r):
         return False
-    return any(0 < v < 1 for v in t) or ("gradient" in (r.get("message") or "") and any(a == b for a, b in zip(p, t)))
+    return any(0 < v < 1 for v in t) or (_check(r, "gradient") and any(a == b for a, b in zip(p, t)))
 
 
 #: the box losses that add eps = 1e-7 to their denominators, with where they do
@@ -147,16 +161,16 @@ DEVIATIONS: list[Deviation] = [
                 "relative only (normwise the gradient is accurate)")
       for name in ("seed001.soft_f1_score", "optax.dice_loss", "toolbelt.DiceLoss", "toolbelt.JaccardLoss",
                    "toolbelt.soft_micro_f1")],
-    Deviation("seed001.soft_f1_score", "*", _says("nan"),
+    Deviation("seed001.soft_f1_score", "*", _got_nan,
               "no guard for an empty column: 2·tp / (2·tp + fn + fp + eps) is 0/0 at eps = 0 (the snippet's default "
               "eps = 1e-6 avoids the NaN but scores an empty column 0, the worst, where the catalogue says 1)"),
-    Deviation("seed001.dice_loss", "*", _says("declared convention(s) applied"),
+    Deviation("seed001.dice_loss", "*", lambda r: bool(r.get("conventions")) and r.get("verdict") == "fails",
               "A_sum = Σ t·p where V-Net's denominator has Σ p²: a prediction's false positives never enter the "
               "denominator, so predicting all ones on an empty target costs nothing (the seed's mistake)"),
-    Deviation("seed001.get_iou", "stability[*]", _says("got 0.0"),
+    Deviation("seed001.get_iou", "stability[*]", lambda r: _ce(r).got_value == 0.0,
               "the areas (x2 − x1 + 1)·(y2 − y1 + 1) are formed in the input dtype and overflow for large boxes "
               "(float16 from 256 px): IoU 0 where it is positive"),
-    *[Deviation(f"torchvision.{name}", "*[float16]" if half == "16" else "*[bfloat16]", _says("output dtype float32"),
+    *[Deviation(f"torchvision.{name}", "*[float16]" if half == "16" else "*[bfloat16]", lambda r: _ce(r).output_dtype == "float32",
                 "torchvision's box ops upcast half precision to float32 (_upcast) and return float32",
                 "torchvision/ops/_utils.py: _upcast")
       for name in ("box_iou", "generalized_box_iou_loss", "distance_box_iou_loss", "complete_box_iou_loss")
@@ -178,14 +192,14 @@ DEVIATIONS: list[Deviation] = [
               "eps for that", "https://github.com/pytorch/vision/issues/3404, https://github.com/pytorch/vision/pull/3405 "
               "(closed: 'we don't allow those'), https://github.com/pytorch/vision/issues/7746 (open)"),
     Deviation("torch.nn.functional.soft_margin_loss", "*",
-              lambda r: any(w in (r.get("message") or "") for w in ("got inf", "got nan")),
+              lambda r: not _finite(r),
               "log(1 + exp(−l·f)) is formed as written: exp overflows from l·f = −12 in float16 (−89 in float32, "
               "−710 in float64), giving a loss of +inf and a gradient of inf/inf = NaN where both are finite",
               "https://github.com/pytorch/pytorch/issues/77529 (open: 'softmarginloss should use log1p')"),
-    Deviation("optax.softmax_cross_entropy", "masked[*]", _says("value: got nan"),
+    Deviation("optax.softmax_cross_entropy", "masked[*]", lambda r: _check(r, "value") and _got_nan(r),
               "−Σ labels·log_softmax(logits): a masked class (logit −inf) with label 0 gives 0·(−inf) = NaN, where "
               "the catalogue (and xlogy) counts it 0", "https://github.com/google-deepmind/optax/issues/896"),
-    *[Deviation(name, "masked[*]", _says("nan"),
+    *[Deviation(name, "masked[*]", _got_nan,
                 "a row whose entries are all −inf (fully masked) is 0/0 = NaN; the catalogue gives it 0 (no mass). "
                 "PyTorch's maintainers chose NaN on purpose (only SDPA got a safe softmax)", ref)
       for name, ref in (("torch.softmax", "https://github.com/pytorch/pytorch/issues/25110 (closed: expected); "
@@ -208,23 +222,23 @@ DEVIATIONS: list[Deviation] = [
               "small term, so a loss near 0 keeps only absolute accuracy (9.11e-4 is 250 ULPs off in float32), and "
               "ℓ(f, l) and ℓ(−f, −l) may differ in the last bit (the catalogue's exact symmetry claim)",
               "aten/src/ATen/native/Loss.cpp: binary_cross_entropy_with_logits"),
-    Deviation("optax.dice_loss", "*", lambda r: "nan" in (r.get("message") or "") and _arg(r, "smooth") == [0.0],
+    Deviation("optax.dice_loss", "*", lambda r: _got_nan(r) and _arg(r, "smooth") == [0.0],
               "smooth = 0 (optax's default is 1, 'to avoid division by zero'): an empty mask, or one whose products "
               "underflow, is 0/0 = NaN in value and gradient, where the catalogue's Dice is 1 with a zero gradient",
               "optax/losses/_segmentation.py: dice_loss (smooth)"),
-    *[Deviation(name, "masked[*]", _says("gradient", "nan"),
+    *[Deviation(name, "masked[*]", lambda r: _check(r, "gradient") and _got_nan(r),
                 "a fully masked row (all −inf) has the right value, −inf, but its gradient is the softmax of that "
                 "row, 0/0 = NaN; the catalogue gives a masked row a zero gradient")
       for name in ("torch.logsumexp", "jax.nn.logsumexp")],
-    *[Deviation(name, "masked[*]", _says("gradient d/dp", "nan"),
+    *[Deviation(name, "masked[*]", lambda r: _check(r, "gradient d/dp") and _got_nan(r),
                 "d/dp of −p log p at p = 0 is the one-sided +inf (NaN times a zero cotangent); the catalogue gives "
                 "an entry with p = 0 a zero gradient (0·log 0 = 0 as a branch)")
       for name in ("torch.special.entr", "jax.scipy.special.entr")],
-    Deviation("torch.nn.functional.kl_div", "masked[*]", _says("gradient d/dp"),
+    Deviation("torch.nn.functional.kl_div", "masked[*]", lambda r: _check(r, "gradient d/dp"),
               "the target's gradient at p = 0 is that of xlogy(p, p): log 0 + 1 − log q = −inf (NaN times a zero "
               "cotangent), where the catalogue gives a class with p = 0 a zero gradient (0·log 0 = 0 as a branch); "
               "maintainers: p log p is not differentiable at 0", "https://github.com/pytorch/pytorch/issues/89558"),
-    Deviation("optax.kl_divergence", "masked[*]", _says("gradient d/dp", "nan"),
+    Deviation("optax.kl_divergence", "masked[*]", lambda r: _check(r, "gradient d/dp") and _got_nan(r),
               "where(targets == 0, 0, log(targets)) differentiates the untaken log branch: a NaN gradient at "
               "every zero target (the jnp.where pitfall)", "https://github.com/google-deepmind/optax/pull/1786 (open)"),
     Deviation("monai.box_pair_giou", "*", _no_nan,
@@ -242,16 +256,15 @@ DEVIATIONS: list[Deviation] = [
               "scores get a float32 AUC (1/3 as 0.33333331)",
               "torchmetrics/functional/classification/precision_recall_curve.py: _binary_precision_recall_curve_format "
               "(normalize_logits_if_needed); torchmetrics/utilities/compute.py: _safe_divide"),
-    Deviation("kornia.lovasz_softmax_loss", "*", _says("N > 1"),
+    Deviation("kornia.lovasz_softmax_loss", "*", lambda r: "N > 1" in (_ce(r).exception_message or ""),  # the library's own message
               "lovasz_softmax_loss only supports C > 1 classes (its note: 'For binary labels please use the "
               "Lovasz-Hinge loss'): one class raises ValueError", "kornia/losses/lovasz_softmax.py: lovasz_softmax_loss"),
-    Deviation("kornia.lovasz_softmax_loss", "*", lambda r: "raised" not in (r.get("message") or "")
-              and "nan" not in (r.get("message") or ""),
+    Deviation("kornia.lovasz_softmax_loss", "*", lambda r: not _raised(r) and not _got_nan(r),
               "the loss is the mean over all C classes, not over the classes present in the labels (its Convention "
               "block: 'a class absent from the image enters it with that image's largest probability for the class'); "
               "with every class present it agrees with the catalogue to rounding",
               "kornia/losses/lovasz_softmax.py: lovasz_softmax_loss"),
-    Deviation("toolbelt.soft_micro_f1", "*", _says("nan"),
+    Deviation("toolbelt.soft_micro_f1", "*", _got_nan,
               "no guard for an empty column: 2·tp / (2·tp + fn + fp + eps) is 0/0 at eps = 0 (its default eps = 1e-6 "
               "avoids the NaN but scores an empty column 0, the worst, where the catalogue says 1)",
               "pytorch_toolbelt/losses/soft_f1.py: soft_micro_f1"),
@@ -272,14 +285,14 @@ DEVIATIONS: list[Deviation] = [
                 "half the product's (−1 instead of 0 at p = t = 0)",
                 "segmentation_models_pytorch/losses/_functional.py: soft_tversky_score")
       for name in ("smp.DiceLoss", "smp.JaccardLoss")],
-    Deviation("keras.Dice", "*", lambda r: "nan" not in (r.get("message") or "") and (
+    Deviation("keras.Dice", "*", lambda r: not _got_nan(r) and (
                   _empty("probs", "targets")(r) or r.get("property", "").endswith("[float64]")
                   or sum((_arg(r, "probs") or [1.0]) + (_arg(r, "targets") or [1.0])) < 1.0),
               "backend.epsilon() = 1e-7 is added to the denominator only: two empty masks score Dice 0 (loss 1) where "
               "the catalogue says 1, and every value and gradient carries a bias of about 1e-7/(Σp + Σt), visible in "
               "float64 and, in float32, where Σp + Σt < 1 (at p = t = 2^-100 it is the whole value)",
               "keras/src/losses/losses.py: dice"),
-    Deviation("keras.KLDivergence", "*", lambda r: "gradient" not in (r.get("message") or "") and (
+    Deviation("keras.KLDivergence", "*", lambda r: not _check(r, "gradient") and (
                   r.get("property") == "claim:support" or min((_arg(r, "p") or [1.0]) + (_arg(r, "q") or [1.0])) < 1e-7),
               "p and q are clipped to [1e-7, 1] (backend.epsilon()): a zero p_i contributes 1e-7·log(1e-7/q_i) "
               "instead of 0, and p > 0 = q gives 16.1·p (log 1e7) instead of +inf",

@@ -175,15 +175,16 @@ def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     assert record["results"][0]["counterexample"]["replayed"].startswith("yes")
     assert record["results"][1]["counterexample"]["replayed"].startswith("no: a fresh interpreter printed 0.0")
     # a finding about the output's dtype is replayed from the snippet's last line (dtype and shape)
-    record["results"][1].update(message="value: output dtype torch.float64, expected float32")
-    record["results"][1]["counterexample"]["got"] = None
+    record["results"][1].update(message="value: output dtype float64, expected float32")
+    record["results"][1]["counterexample"].update(got=None, got_value=None, output_dtype="float64")
     replay(record)
     assert record["results"][1]["counterexample"]["replayed"].startswith("yes: a fresh interpreter running the "
                                                                           "snippet printed dtype and shape")
     # a claim that raised is reproduced by its snippet raising the same exception; a record written before claims'
     # snippets made all their calls (no "printed") is not replayed
     claims = {"results": [{"property": "claim:convex", "verdict": "fails", "message": "claim convex: raised RuntimeError: dot",
-                           "counterexample": {"snippet": "raise RuntimeError('dot : expected both vectors')", "got": None}},
+                           "counterexample": {"snippet": "raise RuntimeError('dot : expected both vectors')", "got": None,
+                                              "exception": "RuntimeError"}},
                           {"property": "claim:scale", "verdict": "fails", "message": "claim scale: got 0.97, expected 0.91",
                            "counterexample": {"snippet": "print(0.97)", "got": "0.97"}}]}
     replay(claims)
@@ -248,13 +249,24 @@ def test_audit_all_in_parallel_keeps_the_adapters_in_order(tmp_path, monkeypatch
 
 
 # -- the known-deviations table ----------------------------------------------------------
+def _failed(prop, check, got=None, expected=None, index=(0,), **args):
+    """A failing result as the engine records it: the typed fields of its counterexample
+    (properties.checks.facts); the message says the same for a person, and no row reads it."""
+    c = {"snippet": "fn(...)", "check": check, "args": args, "index": list(index)}
+    if got is not None:
+        c["got_value"] = got
+    if expected is not None:
+        c["expected_value"] = expected
+    return {"property": prop, "verdict": "fails", "message": "(not read)", "counterexample": c}
+
+
 def test_known_deviations_annotate_failures_and_stale_rows_are_named():
     from losscheck.impls.adapters import deviations
     names = {a.name for a in adapters.adapters()}
     assert {d.adapter for d in deviations.DEVIATIONS} <= names, "a row names an adapter that does not exist"
-    nan = {"property": "value[float64]", "verdict": "fails", "message": "value: got nan, expected 0.0"}
+    nan = _failed("value[float64]", "value", got=float("nan"), expected=0.0)
     fine = {"property": "value[float32]", "verdict": "holds", "message": ""}
-    audit_f1 = {"label": "seed001.soft_f1_score", "results": [dict(nan), dict(fine)]}
+    audit_f1 = {"label": "seed001.soft_f1_score", "results": [nan, dict(fine)]}
     deviations.annotate(audit_f1)
     assert "empty column" in audit_f1["results"][0]["known"]["reason"]
     assert "known" not in audit_f1["results"][1]  # only failures are explained
@@ -266,27 +278,31 @@ def test_known_deviations_annotate_failures_and_stale_rows_are_named():
     assert not any(k.startswith("seed001.soft_f1_score :: * :: no guard") for k in stale)  # it explained the NaN
     assert not any(k.startswith("monai") for k in stale)  # not audited in this run: not stale
     # a row's property pattern keeps its brackets literal: "stability[*]" matches stability[float16]
-    iou = {"label": "seed001.get_iou", "results": [{"property": "stability[float16]", "verdict": "fails",
-                                                     "message": "value: got 0.0, expected 0.003"}]}
+    iou = {"label": "seed001.get_iou", "results": [_failed("stability[float16]", "value", got=0.0, expected=0.003)]}
     deviations.annotate(iou)
     assert "overflow" in iou["results"][0]["known"]["reason"]
+    # values as the child process's JSON returns them: NaN as "nan"
+    stored = _failed("value[float64]", "value", got="nan", expected=0.0)
+    assert deviations._got_nan(stored) and not deviations._finite(stored)
 
 
 def test_deviation_predicates_read_the_counterexample():
-    """The rows for smp / toolbelt / keras pick their failures by the counterexample's inputs."""
+    """The rows for smp / toolbelt / keras pick their failures by the counterexample's arguments."""
     from losscheck.impls.adapters import deviations
-    rec = {"property": "value[float64]", "message": "value: got 0.0, expected 1.0",
-           "counterexample": {"inputs": "probs = [[0.  , 0.5 ],\n [1.  , 0.25]]; targets = [0. 0. 0.]; smooth = 0.0"}}
+    rec = _failed("value[float64]", "value", got=0.0, expected=1.0, probs=[[0.0, 0.5], [1.0, 0.25]], targets=[0.0, 0.0, 0.0],
+                  smooth=0.0)
     assert deviations._arg(rec, "probs") == [0.0, 0.5, 1.0, 0.25]
     assert deviations._arg(rec, "smooth") == [0.0] and deviations._arg(rec, "eps") is None
     assert deviations._empty("targets")(rec) and not deviations._empty("probs", "targets")(rec)
     assert not deviations._soft_or_tied(rec)
-    soft = {"message": "value: got 0.0, expected 0.5", "counterexample": {"inputs": "probs = [0.5]; targets = [0.5]"}}
-    tied = {"message": "gradient d/dprobs: got -1.0, expected 0.0",
-            "counterexample": {"inputs": "probs = [0. 0.]; targets = [0. 1.]; smooth = 0.0"}}
-    nan = {"message": "gradient d/dprobs: got nan, expected 0.0", "counterexample": {"inputs": "probs = [0.]; targets = [0.]"}}
+    soft = _failed("value[float64]", "value", got=0.0, expected=0.5, probs=[0.5], targets=[0.5])
+    tied = _failed("gradient[float64]", "gradient d/dprobs", got=-1.0, expected=0.0, probs=[0.0, 0.0], targets=[0.0, 1.0])
+    nan = _failed("gradient[float64]", "gradient d/dprobs", got=float("nan"), expected=0.0, probs=[0.0], targets=[0.0])
     assert deviations._soft_or_tied(soft) and deviations._soft_or_tied(tied)
     assert not deviations._empty("probs", "targets")(nan)  # a NaN is never explained away
+    # a counterexample of any size: every entry is kept (printed text would summarise past 1000 with "...")
+    big = _failed("value[float64]", "value", got=0.0, expected=1.0, probs=[0.0] * 2000, targets=[0.0] * 2000)
+    assert deviations._empty("probs", "targets")(big)
 
 
 # -- third-party findings, pinned on the libraries themselves (skipped where not installed) ------
@@ -368,27 +384,23 @@ def test_box_rows_check_the_eps_bias_and_degenerate_boxes_by_the_counterexample(
     only boxes of zero width or height (torchvision's documented domain excludes them)."""
     from losscheck.impls.adapters import deviations
 
-    def rec(msg, a, b):
-        return {"message": msg, "counterexample": {"inputs": f"a = {a}; b = {b}"}}
+    def rec(check, got, expected, a, b, index=(0,)):
+        return _failed("value[float64]", check, got=got, expected=expected, index=index, a=a, b=b)
     # 1 − 1/567 against 1 − 1/(567 + 1e-7): 3.1e-13 apart, a bias of 1e-7/567²
-    assert deviations._box_eps_bias(rec("value: got 0.9982363315699759, expected 0.9982363315696648 at index (0,)",
-                                        "[[-1., -1.,  6., 80.]]", "[[0., 0., 1., 1.]]"))
+    assert deviations._box_eps_bias(rec("value", 0.9982363315699759, 0.9982363315696648, [[-1., -1., 6., 80.]], [[0., 0., 1., 1.]]))
     # the same boxes, 1e-6 off: far beyond the bias, a finding
-    assert not deviations._box_eps_bias(rec("value: got 0.9982373315696648, expected 0.9982363315696648 at index (0,)",
-                                            "[[-1., -1.,  6., 80.]]", "[[0., 0., 1., 1.]]"))
-    assert not deviations._box_eps_bias(rec("value: got nan, expected 2.5 at index (0,)", "[0., 0., 1., 1.]", "[0., 0., 1., 1.]"))
-    assert not deviations._box_eps_bias(rec("gradient d/da: got 0.5, expected 0.25 at index (0,)", "[0., 0., 1., 1.]",
-                                            "[0., 0., 1., 1.]"))
+    assert not deviations._box_eps_bias(rec("value", 0.9982373315696648, 0.9982363315696648, [[-1., -1., 6., 80.]],
+                                            [[0., 0., 1., 1.]]))
+    assert not deviations._box_eps_bias(rec("value", float("nan"), 2.5, [0., 0., 1., 1.], [0., 0., 1., 1.]))
+    assert not deviations._box_eps_bias(rec("gradient d/da", 0.5, 0.25, [0., 0., 1., 1.], [0., 0., 1., 1.]))
     # the second row of a batch is the failing one
-    batch = rec("value: got 1.0e-7, expected 0.0 at index (1,)", "[[0., 0., 1e-9, 1e-9], [0., 0., 1., 1.]]",
-                "[0., 0., 1., 1.]")
+    batch = rec("value", 1.0e-7, 0.0, [[0., 0., 1e-9, 1e-9], [0., 0., 1., 1.]], [0., 0., 1., 1.], index=(1,))
     assert deviations._boxes(batch) == ([0.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]) and deviations._box_eps_bias(batch)
-    assert deviations._degenerate_box(rec("value: got nan, expected 2.5 at index (0,)", "[[0., 0.125, 1e-45, 0.125]]",
-                                          "[[0., 0., 0., 0.]]"))
-    assert not deviations._degenerate_box(rec("value: got nan, expected 2.5", "[0., 0., 1., 1.]", "[0., 0., 2., 1.]"))
+    assert deviations._degenerate_box(rec("value", float("nan"), 2.5, [[0., 0.125, 1e-45, 0.125]], [[0., 0., 0., 0.]]))
+    assert not deviations._degenerate_box(rec("value", float("nan"), 2.5, [0., 0., 1., 1.], [0., 0., 2., 1.]))
     # soft_margin_loss's row explains its overflow (inf, and the NaN gradient inf/inf), not an ordinary value error
     margin = {"label": "torch.nn.functional.soft_margin_loss",
-              "results": [{"property": "stability[float32]", "verdict": "fails", "message": "value: got inf, expected 89.0"},
-                          {"property": "value[float32]", "verdict": "fails", "message": "value: got 0.5, expected 0.4"}]}
+              "results": [_failed("stability[float32]", "value", got=float("inf"), expected=89.0),
+                          _failed("value[float32]", "value", got=0.5, expected=0.4)]}
     deviations.annotate(margin)
     assert "77529" in margin["results"][0]["known"]["upstream"] and "known" not in margin["results"][1]

@@ -100,6 +100,9 @@ def test_audit_returns_typed_results():
     assert not bad and {r.property for r in bad.failures} == {"value[float64]", "gradient[float64]"}
     f = bad.failures[0]
     assert f.severity == "bug" and f.counterexample and "_dice_loss_broken" in f.counterexample.snippet
+    c = f.counterexample  # typed: what was compared, where, what came back, the arguments with every digit
+    assert c.check in ("value", "gradient d/dprobs") and c.index is not None and c.got_value != c.expected_value
+    assert set(c.args) == {"probs", "targets", "smooth", "squared"} and c.args["smooth"] == 1.0
     assert "FAIL at gate bug" in bad.summary() and "2 bug" in bad.summary()
     with pytest.raises(ValueError, match="gate must be one of"):
         losscheck.audit(_dice_loss, "dice", gate="bugs")
