@@ -1,13 +1,18 @@
 """Tests of the report renderer (reports/render.py) on a small hand-made results dict."""
 
 import copy
+import dataclasses
 import json
 import os
+import re
 
 import pytest
 
-from losscheck.reports import render
+from losscheck.reports import assemble, render, speed
+from losscheck.reports.document import TONE_TEXT
+from losscheck.reports.md_writer import slug
 from losscheck.reports.render import render_html, render_markdown, write_report
+from losscheck.reports.svg import FILL
 
 SNIPPET = "import torch\nx = torch.tensor([11.0, 12.0], dtype=torch.float16)\nprint(logsumexp(x))"
 REFUTED_CE = "k = 1, x = (0, 0): logsumexp = log 2 != 0 = max(x)"
@@ -49,7 +54,7 @@ def make_results():
                  {"property": "value[float32]", "kind": "conformance", "verdict": "holds",
                   "examples": 25, "max_ulps": 1.5, "allowed_ulps": 48.0, "message": "",
                   "counterexample": None},
-                 {"property": "stability[float16]", "kind": "conformance", "verdict": "fails",
+                 {"property": "stability[float16]", "kind": "conformance", "verdict": "fails", "severity": "bug",
                   "examples": 3, "max_ulps": float("inf"), "allowed_ulps": 40.0,
                   "message": "value: got inf, expected 65504 <b>not bold</b>",
                   "counterexample": {"snippet": SNIPPET, "inputs": "x = [11.0, 12.0]",
@@ -58,8 +63,10 @@ def make_results():
                   "examples": 0, "max_ulps": None, "allowed_ulps": None,
                   "message": "no float64", "counterexample": None},
                  {"property": "contract:k", "kind": "contract", "verdict": "fails",
-                  "examples": 1, "max_ulps": None, "allowed_ulps": None,
-                  "message": "k=0 accepted", "counterexample": None},
+                  "examples": 1, "max_ulps": 0.0, "allowed_ulps": 0.0,  # a contract check measures no error
+                  "message": "k = 0: no exception; k = -1: no exception",
+                  "counterexample": {"inputs": "x = [[0, 1, 2]]", "expected": "ValueError naming 'k'",
+                                     "got": "k = 0: no exception"}},
              ]},
             {"label": "jax (ours)", "target": "losscheck.impls.jax_smoothing:logsumexp",
              "framework": "jax", "device": "cpu", "quantity": "logsumexp", "third_party": False,
@@ -78,6 +85,35 @@ def make_results():
 @pytest.fixture
 def results():
     return make_results()
+
+
+def benchmark_json():
+    """pytest-benchmark's JSON as test_bench.py writes it: ours and peers per quantity and mode (ms)."""
+    def bench(quantity, mode, label, ms):
+        return {"name": f"test_bench[{quantity}-{mode}-{label}]", "stats": {"median": ms / 1e3, "min": ms / 2e3, "mean": ms / 1e3},
+                "extra_info": {"quantity": quantity, "mode": mode, "implementation": label,
+                               "ours": label.endswith(":losscheck"), "framework": label.split(":")[0]}}
+    return {"benchmarks": [
+        bench("logsumexp", "forward", "torch:losscheck", 1.0), bench("logsumexp", "forward", "torch:torch.logsumexp", 4.0),
+        bench("logsumexp", "forward", "jax:losscheck", 3.0), bench("logsumexp", "forward", "jax:jax.nn.logsumexp", 2.0),
+        bench("logsumexp", "forward_backward", "torch:losscheck", 6.0),
+        bench("logsumexp", "forward_backward", "torch:torch.logsumexp", 3.0),
+        bench("softmax", "forward", "torch:losscheck", 2.5), bench("softmax", "forward", "torch:torch.softmax", 2.0),
+        bench("entropy", "forward", "torch:losscheck", 1.0),  # no peer
+        {"name": "test_engine_speed", "stats": {"median": 0.1}, "extra_info": {}},  # not ours vs a peer: ignored
+    ]}
+
+
+def svg_of(page, ident):
+    """The <svg> element with id ``ident``."""
+    start = page.index(f'<svg id="{ident}"')
+    return page[start:page.index("</svg>", start)]
+
+
+def cell_of(picture, tone):
+    """The first heatmap cell of ``tone``."""
+    start = picture.index(f'<g class="cell {tone}">')
+    return picture[start:picture.index("</g>", start)]
 
 
 def line_with(text, needle):
@@ -108,19 +144,38 @@ def test_failing_snippet_in_markdown_and_html(results):
     assert render.html.escape(SNIPPET) in page
     for text in ("x = [11.0, 12.0]", "12.31"):
         assert text in md and text in page
-    assert "stability[float16]" in line_with(md, "### ✗ torch (ours)")
+    assert "stability[float16]" in line_with(md, "#### ✗ torch (ours)")
 
 
-def test_matrix_cells(results):
+def test_matrix_cells_in_markdown(results):
     md = render_markdown(results)
     torch_row = line_with(md, "| torch (ours) | ✓ 1.5 ulp")
-    assert "✗ inf ulp" in torch_row and "| – |" in torch_row
+    assert "✗ bug inf ulp" in torch_row and "| – |" in torch_row
     jax_row = line_with(md, "| jax (ours) | ✓ 2 ulp")
     assert jax_row.count("–") == 2  # stability and grad not applicable for jax
+
+
+def test_heatmap_cells_in_html(results):
     page = render_html(results)
-    assert '<td class="holds">✓ 1.5 ulp</td>' in page
-    assert '<td class="fails">✗ inf ulp</td>' in page
-    assert '<td class="skipped">–</td>' in page
+    heatmap = svg_of(page, "heatmap-q-logsumexp")
+    bug = cell_of(heatmap, "bug")
+    assert ">inf</text>" in bug and "stability[float16]" in bug and FILL["bug"] in bug
+    assert 'href="#f-1"' in heatmap and 'id="f-1"' in page  # the bug cell links to its counterexample
+    holds = cell_of(heatmap, "holds")
+    assert ">1.5</text>" in holds and "allowed 48 ulp" in holds
+    assert '<g class="cell skipped">' in heatmap and '<g class="cell na">' in heatmap
+    for tone, meaning in TONE_TEXT:  # the legend
+        assert f">{meaning}</text>" in heatmap
+
+
+def test_contract_cells_say_what_failed(results):
+    md, page = render_markdown(results), render_html(results)
+    contracts = md.split("### Contract checks", 1)[1].split("##", 1)[0]
+    assert "✗ k = 0: no exception" in line_with(contracts, "| torch (ours) |")
+    assert "ulp" not in contracts
+    assert '✗ k = 0: no exception</a></td>' in page and "0 ulp" not in page.split("Contract checks", 1)[1].split("</table>")[0]
+    failure = md.split("contract:k", 3)[-1]
+    assert "**What failed:** k = 0: no exception" in failure and "Max error" not in failure
 
 
 def test_undetermined_examples_are_counted_in_the_cell_and_explained(results):
@@ -129,7 +184,8 @@ def test_undetermined_examples_are_counted_in_the_cell_and_explained(results):
     results["audits"][1]["results"][0]["undetermined"] = 3
     md, page = render_markdown(results), render_html(results)
     assert "✓ 2 ulp (3 undetermined)" in line_with(md, "| jax (ours) | ✓")
-    assert '<td class="holds">✓ 2 ulp (3 undetermined)</td>' in page
+    cell = [c for c in svg_of(page, "heatmap-q-logsumexp").split("<g ") if "jax (ours) · value[float32]" in c][0]
+    assert "(3 undetermined)" in cell and ">2*</text>" in cell
     assert render.UNDETERMINED_NOTE in md and render.html.escape(render.UNDETERMINED_NOTE) in page
 
 
@@ -144,20 +200,121 @@ def test_contract_matrix_is_separate_and_noted(results):
 
 def test_summary_and_overall_verdict(results):
     md = render_markdown(results)
-    assert "**Overall: FAIL**" in md
+    assert "**Overall: FAIL**" in md and "1 fail (1 bug, 0 accuracy, 0 range)" in md
     # torch: 1 holds, 1 fails, 0 error, 1 skipped, 0 deviates; contracts 0/1/0/0
     assert "| 1 | 1 | 0 | 1 | 0 | 0/1/0/0 |" in line_with(md, "| torch (ours) | `logsumexp`")
     assert "Overall: FAIL" in render_html(results)
 
 
+def test_overview_heatmap_shows_the_worst_finding(results):
+    page = render_html(results)
+    overview = svg_of(page, "overview-heatmap")
+    assert ">1 bug</text>" in cell_of(overview, "bug") and ">✓ 1</text>" in cell_of(overview, "holds")
+    assert 'href="#q-logsumexp"' in overview
+    assert "| [logsumexp](#logsumexp) | ✗ 1 bug | ✓ 1 |" in render_markdown(results)
+
+
+def test_claims_at_a_glance(results):
+    page = render_html(results)
+    assert '<span class="chip bad" title="logsumexp(x, k) = max(x): refuted">equals_max</span>' in page
+    assert '<span class="chip good"' in line_with(page, ">limit_max</span>")
+    assert "- [logsumexp](#logsumexp): ✓ limit_max, ❌ equals_max, ❌ bounds" in render_markdown(results)
+
+
+def test_the_spec_is_stated_once_per_quantity_in_the_failures(results):
+    results["audits"][1]["results"][0].update(verdict="fails", severity="accuracy", message="2 ULPs > 1")
+    for text in (render_markdown(results), render_html(results)):
+        failures = text.split("Failures of logsumexp", 1)[1]
+        assert failures.count("The spec") == 1 and failures.count("reduces over the last axis") == 1
+        assert failures.count("value[float32]") == 1 and failures.count("stability[float16]") == 1
+
+
+def test_no_link_to_a_third_party_report_that_was_not_written(results, tmp_path):
+    for text in (render_markdown(results), render_html(results)):
+        assert "thirdparty." not in text
+    paths = write_report(results, tmp_path)
+    assert "thirdparty." not in paths["index.html"].read_text(encoding="utf-8")
+    results["skipped_adapters"] = [{"adapter": "optax.dice", "quantity": "dice", "missing": "optax"}]
+    assert 'href="thirdparty.html"' in render_html(results)  # the audit ran (it writes thirdparty.* first)
+    assert "(thirdparty.md)" in render_markdown(results)
+    paths = write_report(results, tmp_path)  # in a folder: only to files that are there
+    assert "thirdparty." not in paths["index.html"].read_text(encoding="utf-8")
+    for name in ("thirdparty.html", "thirdparty.md"):
+        (tmp_path / name).write_text("written by audit_all", encoding="utf-8")
+    paths = write_report(results, tmp_path)
+    assert 'href="thirdparty.html"' in paths["index.html"].read_text(encoding="utf-8")
+    assert "[thirdparty.md](thirdparty.md)" in paths["index.md"].read_text(encoding="utf-8")
+
+
+def test_every_link_is_to_an_anchor_of_the_page(results):
+    results["audits"][1]["results"][0].update(verdict="error", message="raised RuntimeError")
+    page = render_html(results)
+    ids = set(re.findall(r'id="([^"]+)"', page))
+    hrefs = re.findall(r'href="([^"]*)"', page)
+    assert hrefs and all(h.startswith("#") and h[1:] in ids for h in hrefs), sorted(set(h for h in hrefs if h[1:] not in ids))
+
+
+def test_every_markdown_link_is_to_a_heading_of_the_file(results):
+    results["skipped_adapters"] = []  # the third-party audit ran: its report is linked
+    md = render_markdown(results, benchmarks=benchmark_json())
+    headings = {slug(line.lstrip("#").strip()) for line in md.splitlines() if line.startswith("#")}
+    links = re.findall(r"\]\(([^)]*)\)", md)
+    assert {"#at-a-glance", "#logsumexp", "#failures", "thirdparty.md"} <= set(links)
+    assert all(link[1:] in headings if link.startswith("#") else link in ("thirdparty.md", "thirdparty.html") for link in links)
+
+
+def test_every_table_is_in_a_scrolling_container(results):
+    page = render_html(results)
+    assert page.count("<table") == page.count('<div class="scroll"><table')
+    assert ".scroll { max-width: 100%; overflow-x: auto; }" in page
+    assert re.findall(r'<svg [^>]*style="max-width:100%;height:auto"', page)
+
+
+def test_speed_chart_from_pytest_benchmark_json(results, tmp_path):
+    page = render_html(results)
+    assert 'id="speed-chart"' not in page and "no speed chart" in page
+    bench = benchmark_json()
+    page = render_html(results, benchmarks=bench)
+    chart = svg_of(page, "speed-chart")
+    assert chart.count('<g class="bar') == 3  # logsumexp forward and forward_backward, softmax forward
+    assert ">0.50×</text>" in chart and ">2.00×</text>" in chart and ">1.25×</text>" in chart
+    assert "jax:jax.nn.logsumexp" in chart  # the fastest peer of any framework, in the bar's tooltip
+    md = render_markdown(results, benchmarks=bench)
+    assert "| logsumexp | forward | all | 1.000 | jax:jax.nn.logsumexp | 2.000 | 0.50 |" in md
+    (tmp_path / "benchmarks.json").write_text(json.dumps(bench), encoding="utf-8")
+    paths = write_report(results, tmp_path)  # found beside the report
+    assert 'id="speed-chart"' in paths["index.html"].read_text(encoding="utf-8")
+    assert "benchmarks.json" not in json.loads(paths["results.json"].read_text(encoding="utf-8"))
+
+
+def test_speed_ratios():
+    rows = speed.ratios(benchmark_json())
+    by = {(r.quantity, r.mode, r.framework): r for r in rows}
+    assert by[("logsumexp", "forward", "torch")].ratio == pytest.approx(1e-3 / 4e-3)
+    assert by[("logsumexp", "forward", "all")].peer == "jax:jax.nn.logsumexp"
+    assert by[("entropy", "forward", "torch")].ratio is None  # no peer: our time only
+    assert [(r.quantity, r.mode, r.framework) for r in speed.headline(rows)] == [
+        ("logsumexp", "forward", "all"), ("logsumexp", "forward_backward", "torch"), ("softmax", "forward", "torch")]
+    assert "logsumexp  forward" in speed.format_table(rows)
+
+
 def test_html_is_self_contained_and_escaped(results):
     results["quantities"]["logsumexp"]["reference"] = "<script>alert(1)</script>"
-    page = render_html(results)
+    page = render_html(results, benchmarks=benchmark_json())
     assert "http://" not in page and "https://" not in page
     assert "<script" not in page.lower()
     assert "&lt;b&gt;not bold&lt;/b&gt;" in page
     assert 'id="q-logsumexp"' in page and 'href="#q-logsumexp"' in page
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
+
+
+def test_document_model_is_frozen(results):
+    doc = assemble.build(results)
+    assert doc.overall.verdict == "FAIL" and doc.failure_count == 2
+    cell = doc.quantities[0].conformance.rows[0].cells[1]
+    assert (cell.tone, cell.text, cell.short, cell.anchor) == ("bug", "✗ bug inf ulp", "inf", "f-1")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cell.tone = "holds"
 
 
 def test_renderers_are_pure(results):
@@ -191,7 +348,8 @@ def test_write_report(tmp_path, results):
     assert data["quantities"]["logsumexp"]["formula"] == "(1/k) · log Σ_i exp(k·x_i)"
 
     assert SNIPPET in paths["index.md"].read_text(encoding="utf-8")
-    assert "✗ inf ulp" in paths["index.html"].read_text(encoding="utf-8")
+    assert "✗ bug inf ulp" in paths["index.md"].read_text(encoding="utf-8")
+    assert 'id="heatmap-q-logsumexp"' in paths["index.html"].read_text(encoding="utf-8")
 
 
 def test_failed_write_keeps_old_file_and_no_temp(tmp_path, results, monkeypatch):
