@@ -86,6 +86,10 @@ class PropertyResult:
     off_domain: str = ""
     #: findings below the gate kept besides the reported one: (severity, message) pairs
     others: tuple[tuple[str, str], ...] = ()
+    #: the declared conventions it was run again with (their names), and the known-deviations row
+    #: that explains it (impls/adapters/deviations.py: {"reason", "upstream"}), where there is one
+    conventions: str = ""
+    known: dict | None = None
 
     @classmethod
     def from_record(cls, r: dict) -> PropertyResult:
@@ -94,7 +98,41 @@ class PropertyResult:
                    allowed_ulps=r.get("allowed_ulps"), seconds=r.get("seconds") or 0.0,
                    counterexample=Counterexample.from_record(r.get("counterexample")),
                    off_domain=r.get("off_domain") or "",
-                   others=tuple((o.get("severity") or "", o.get("message") or "") for o in r.get("others") or ()))
+                   others=tuple((o.get("severity") or "", o.get("message") or "") for o in r.get("others") or ()),
+                   conventions=r.get("conventions") or "", known=r.get("known"))
+
+    @property
+    def tier(self) -> str:
+        """What the finding counts as: its severity ("bug", "accuracy", "range"), "error" (the
+        property could not run: a crash of the audit, a timeout), or "contract"."""
+        if self.kind == "contract":
+            return "contract"
+        return "error" if self.verdict == "error" else self.severity or "bug"
+
+    @property
+    def cause(self) -> str:
+        """The root cause as the typed fields state it, the same for one failure seen at several
+        dtypes and properties: what was compared (value, gradient d/dx, a claim) and what came back
+        (an exception, a wrong dtype or shape, NaN, an infinity, a wrong finite value)."""
+        if self.verdict == "error":
+            return self.message.split("\n")[0]
+        c = self.counterexample or Counterexample("")
+        check = c.check or self.property.split("[")[0]
+        if self.kind == "contract" or check.startswith("claim"):
+            return check if check.startswith("claim") else self.property
+        if c.exception:
+            what = f"raised {c.exception}"
+        elif c.output_dtype:
+            what = f"output dtype {c.output_dtype}"
+        elif c.structural:
+            what = "a wrong shape or type"
+        elif c.got_value is not None and c.got_value != c.got_value:
+            what = "NaN"
+        elif c.got_value is not None and abs(c.got_value) == float("inf"):
+            what = "an infinity"
+        else:
+            what = "a wrong value"
+        return f"{check}: {what}"
 
     def passes(self, gate: str = DEFAULT_GATE, strict: bool = False) -> bool:
         """Whether this result passes at ``gate``: a conformance finding below the gate passes
@@ -160,3 +198,40 @@ class AuditResult:
         found = ", ".join(f"{n} {s}" for s, n in counts.items()) + (f", {errors} error" if errors else "")
         return (f"{self.target} as {self.quantity} ({self.framework}, {self.device}): "
                 f"{'PASS' if self.passed else 'FAIL'} at gate {self.gate}; findings: {found}")
+
+
+#: the order findings are shown in: what fails the default gate first
+TIERS = ("bug", "error", "accuracy", "range", "contract")
+#: the dtype whose counterexample represents a group: the most digits printed first
+_DTYPE_ORDER = ("float64", "float32", "bfloat16", "float16")
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    """One root cause (:attr:`PropertyResult.cause`) at one tier, and every property it shows in."""
+    tier: str
+    cause: str
+    results: tuple[PropertyResult, ...]
+
+    @property
+    def representative(self) -> PropertyResult:
+        """The result shown in full: the float64 one where there is one (every digit), shrunk ones first."""
+        def rank(r):
+            dt = r.property[r.property.find("[") + 1:-1] if "[" in r.property else ""
+            return _DTYPE_ORDER.index(dt) if dt in _DTYPE_ORDER else len(_DTYPE_ORDER)
+        return min(self.results, key=rank)
+
+    @property
+    def where(self) -> tuple[str, ...]:
+        return tuple(r.property for r in self.results)
+
+
+def group_findings(results) -> list[FindingGroup]:
+    """The failing results (``fails`` and ``error``) grouped by tier and root cause, bugs first: a
+    failure that shows at every dtype and in several properties is one finding, with where it shows."""
+    groups: dict[tuple[str, str], list[PropertyResult]] = {}
+    for r in results:
+        if r.verdict in ("fails", "error"):
+            groups.setdefault((r.tier, r.cause), []).append(r)
+    return [FindingGroup(tier, cause, tuple(rs)) for (tier, cause), rs in
+            sorted(groups.items(), key=lambda kv: TIERS.index(kv[0][0]))]

@@ -313,20 +313,27 @@ def _settings(args):
 
 
 def _print_failures(results):
+    """Each audit's findings by root cause, bugs first (properties.results.group_findings): one
+    failure seen at several dtypes and properties is printed once, with where else it shows."""
+    from losscheck.properties.results import TIERS, AuditResult, group_findings
     for res in results:
-        for r in res["results"]:
-            if r["verdict"] == "fails" and r.get("counterexample"):
-                c = r["counterexample"]
-                what = r["kind"] if r["kind"] != "conformance" else r.get("severity", "bug")
-                where = f"\noutside the typical domain: {r['off_domain']}" if r.get("off_domain") else ""
-                print(f"\n--- {res['label']} :: {r['property']} ({what}) ---\n{r['message']}{where}")
-                if c.get("snippet"):
-                    print("reproduce:\n" + "\n".join("    " + line for line in c["snippet"].splitlines()))
-                if c.get("expected") is not None:
-                    print(f"expected: {c['expected']}\ngot:      {c['got']}")
-                if r.get("known"):  # a row of impls/adapters/deviations.py explains it
-                    k = r["known"]
-                    print(f"known: {k['reason']}" + (f" ({k['upstream']})" if k.get("upstream") else ""))
+        groups = group_findings(AuditResult.from_record(res).results)
+        if not groups:
+            continue
+        counts = {t: sum(g.tier == t for g in groups) for t in TIERS}
+        print(f"\n=== {res['label']}: {len(groups)} finding(s) by root cause, most severe first: "
+              + ", ".join(f"{n} {t}" for t, n in counts.items() if n) + " ===")
+        for g in groups:
+            r, c = g.representative, g.representative.counterexample
+            also = [p for p in g.where if p != r.property]
+            print(f"\n--- {g.tier.upper()}: {g.cause} — {r.property}" + (f" (also in {', '.join(also)})" if also else "") + " ---")
+            print(r.message + (f"\noutside the typical domain: {r.off_domain}" if r.off_domain else ""))
+            if c and c.snippet:
+                print("reproduce:\n" + "\n".join("    " + line for line in c.snippet.splitlines()))
+            if c and c.expected is not None:
+                print(f"expected: {c.expected}\ngot:      {c.got}")
+            if r.known:  # a row of impls/adapters/deviations.py explains it
+                print(f"known: {r.known['reason']}" + (f" ({r.known['upstream']})" if r.known.get("upstream") else ""))
 
 
 def cmd_report(args):

@@ -198,3 +198,20 @@ def test_a_named_convention_turns_a_failure_into_a_deviation(tmp_path, capsys):
     assert "unknown name 'pixel+2'; known: pixel+1" in capsys.readouterr().err
     assert main(["audit", f"{path}:iou", "--quantity", "dice", "--convention", "pixel+1", *FAST]) == EXIT_USAGE
     assert "applies to box quantities" in capsys.readouterr().err
+
+
+def test_findings_print_once_per_root_cause_bugs_first(tmp_path, capsys):
+    """A Dice without the numerator's factor 2 fails value, gradient and stability at every dtype: the
+    terminal shows each root cause once (value; gradient), saying where else it shows."""
+    path = tmp_path / "dice2.py"
+    path.write_text("import torch\n\n\ndef dice_loss(probs, targets):\n"
+                    "    return 1 - ((probs * targets).sum() + 1) / (probs.sum() + targets.sum() + 1)\n")
+    code = main(["audit", f"{path}:dice_loss", "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
+                 "--only", "[float", "--max-examples", "3", "--no-shrink", "--in-process"])
+    out = capsys.readouterr().out
+    assert code == EXIT_FAIL
+    heads = [line for line in out.splitlines() if line.startswith("--- ")]
+    failing = [line for line in out.splitlines() if line.startswith("  BUG ")]
+    assert len(failing) >= 6 and 2 <= len(heads) < len(failing), out
+    assert heads[0].startswith("--- BUG: value: a wrong value — value[float64] (also in value[float16], value[float32]")
+    assert f"{len(heads)} finding(s) by root cause" in out
