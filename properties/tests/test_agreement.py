@@ -7,7 +7,6 @@ reference at the flushed inputs."""
 
 import numpy as np
 import pytest
-import tiers
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,8 +16,11 @@ from losscheck.properties.checks import Target, _native_args, call, flushed
 from losscheck.properties.dtypes import DTYPES, error_bound
 from losscheck.properties.strategies import arguments
 
-pytestmark = pytest.mark.skipif(not all(frameworks.get(f).available() for f in frameworks.NAMES),
-                                reason="needs both torch and jax")
+# the slow tier (tiers.py): each side is held to the reference by its own value property in CI, and their
+# agreement within the sum of the two bounds follows from those by the triangle inequality; this cross-check
+# on shared inputs (300 core-seconds, the jax side called eagerly) runs before a release
+pytestmark = [pytest.mark.skipif(not all(frameworks.get(f).available() for f in frameworks.NAMES),
+                                 reason="needs both torch and jax"), pytest.mark.slow]
 
 
 def _run(fw_name, q, args, dtype):
@@ -26,7 +28,7 @@ def _run(fw_name, q, args, dtype):
     return frameworks.get(fw_name).numpy(call(target, _native_args(target, args, dtype)))
 
 
-@pytest.mark.parametrize("dtype", [pytest.param(d, marks=[pytest.mark.slow] if d in tiers.SLOW_DTYPES else []) for d in DTYPES])
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("qname", list(spec.QUANTITIES))
 @given(data=st.data())
 def test_torch_agrees_with_jax(qname, dtype, data):

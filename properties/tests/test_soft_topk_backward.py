@@ -62,7 +62,8 @@ def soft_topk_wide_jax(x, topk, k=1.0):
 
 
 @pytest.mark.parametrize("fw, prop", [
-    pytest.param(fw, prop, marks=[pytest.mark.slow] if (fw, prop) == ("jax", "stability[float64]") else [])  # 33 s: tiers.py
+    # the jax items and torch's stability[float64] took 18-42 s each (session 11): the slow tier (tiers.py)
+    pytest.param(fw, prop, marks=[pytest.mark.slow] if fw == "jax" or prop == "stability[float64]" else [])
     for fw in ("torch", "jax") for prop in ("gradient[float64]", "gradient[float32]", "stability[float64]", "stability[float32]")])
 def test_the_wide_reverse_pass_alone_is_the_gradient(fw, prop):
     if not frameworks.get(fw).available():

@@ -7,7 +7,10 @@ agreement at **float16 and bfloat16** — half of those items and half of their 
 4,200 core-seconds the whole suite took in session 11, jax compiling a program per shape and dtype),
 while the engine's half-precision judgement stays in CI through the meta-tests (broken variants
 caught at float16, e.g. ``iou_half_native``) and the textbook audits (every dtype, third-party
-bound); and single items that took 30 s or more of one core, each marked where it is defined.
+bound); single items that took 30 s or more of one core, each marked where it is defined; the
+torch ≈ jax agreement at every dtype (test_agreement.py: implied by the two value properties, which
+CI runs; 300 core-seconds); and soft_topk's wide-reverse-pass regression but for torch's cheap
+items (test_soft_topk_backward.py, 18–42 s an item).
 """
 
 from losscheck.properties.dtypes import HALF
