@@ -52,7 +52,8 @@ def slow(session):
 def report(session):
     """Audit every registered implementation and write reports/out/index.{md,html} and results.json."""
     install(session, "torch,jax")
-    session.run("losscheck", "report", "--out", "reports/out", *session.posargs)
+    jobs = os.environ.get("LOSSCHECK_WORKERS", str(os.cpu_count() or 1))  # one audit per core, each in its own process
+    session.run("losscheck", "report", "--out", "reports/out", "--jobs", jobs, *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -73,7 +74,9 @@ def thirdparty(session):
 @nox.session(python=PYTHON)
 def bench(session):
     """Side-by-side benchmarks (pytest-benchmark, ratios ours / fastest peer) and the engine's own speed
-    (asv_benchmarks/engine.py); `-- asv` also runs asv --quick."""
+    (asv_benchmarks/engine.py); `-- asv` also times the checkout with asv --quick, records it under HEAD's
+    commit and publishes the dashboard (.asv/html; `asv preview` serves it); `-- asv ARGS...` passes ARGS
+    to asv run (e.g. `--bench logsumexp`)."""
     install(session, "torch,jax,bench,dev")
     session.env["LOSSCHECK_BENCH"] = "1"
     os.makedirs("reports/out", exist_ok=True)
@@ -81,9 +84,14 @@ def bench(session):
                 "--benchmark-json", "reports/out/benchmarks.json", "-q")
     session.run("python", "-m", "asv_benchmarks.ratios", "reports/out/benchmarks.json")
     if "asv" in session.posargs:
+        extra = session.posargs[session.posargs.index("asv") + 1:]
         session.run("asv", "machine", "--yes")
-        session.run("asv", "run", "--quick", "--python=same", "--show-stderr")
+        # --python=same: this session's virtualenv (losscheck and the peers, installed above).  asv saves the
+        # results of such a run only with --set-commit-hash: recorded under HEAD, each run on a new commit adds
+        # a point to the history (`asv run NEW` times the commits missing, in asv's own environments: asv.conf.json)
+        session.run("asv", "run", "--quick", "--python=same", "--set-commit-hash", "HEAD", "--show-stderr", *extra)
         session.run("asv", "publish")
+        session.log("the dashboard: `asv preview` (serves .asv/html), or open .asv/html/index.html")
 
 
 @nox.session(python=PYTHON)

@@ -27,18 +27,19 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
-import sys
 from typing import Callable
 
 import numpy as _np
 
-try:
+if importlib.util.find_spec("losscheck") is not None:  # asv's environments, nox's, `pip install -e .`
     from losscheck import impls as _impls
     from losscheck import spec as _spec
-except ImportError:  # `asv run --python=same` or a bare checkout: the working tree
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from losscheck import impls as _impls
-    from losscheck import spec as _spec
+elif importlib.util.find_spec("impls") is not None:  # asv benchmarking a commit from before the losscheck
+    import impls as _impls  # namespace (ac557c8), whose wheel installs spec/ and impls/ as top-level packages
+    import spec as _spec
+else:
+    raise ImportError("losscheck is not installed in this interpreter: pip install -e '.[torch,jax]' "
+                      "(asv installs it into its own environments)")
 
 #: The benchmarked sizes, as (batch, n).
 SIZES = {"small": (32, 16), "medium": (4096, 1000), "large": (16384, 1000)}

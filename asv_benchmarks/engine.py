@@ -15,21 +15,23 @@ are the audit's own work.
 
 from __future__ import annotations
 
-import os
-import sys
+import importlib
+import importlib.util
 import time
-
-try:
-    from losscheck import spec as _spec  # noqa: F401
-except ImportError:  # a bare checkout (asv --python=same): the working tree
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 EXAMPLES = 15  # the CI profile's budget
 
 
+def _losscheck(module: str):
+    """``losscheck.<module>``; on a commit from before the losscheck namespace (ac557c8), which asv
+    benchmarks for the history, the top-level package of that name."""
+    if importlib.util.find_spec("losscheck") is not None:
+        return importlib.import_module(f"losscheck.{module}")
+    return importlib.import_module(module)
+
+
 def audit_ours(quantity: str, max_examples: int = EXAMPLES, framework: str = "torch") -> dict:
-    from losscheck import impls
-    from losscheck.properties import engine
+    impls, engine = _losscheck("impls"), _losscheck("properties.engine")
     return engine.audit(impls.get(quantity, framework), quantity, framework, label=f"{framework} (ours)",
                         target_spec=impls.target(quantity, framework), max_examples=max_examples, native_half=False)
 
@@ -44,7 +46,7 @@ def broken_logsumexp():
 
 def first_counterexample(max_examples: int = EXAMPLES) -> dict:
     """The audit of a logsumexp without the max-shift, stopped at its first failing property."""
-    from losscheck.properties import engine
+    engine = _losscheck("properties.engine")
     return engine.audit(broken_logsumexp(), "logsumexp", "torch", label="lse_no_max_shift",
                         max_examples=max_examples, stop_at_failure=True)
 
@@ -53,7 +55,7 @@ def reference_rows(count: int, n: int = 6, seed: int = 0) -> float:
     """Seconds to evaluate ``count`` fresh cross_entropy rows of n logits (value and sensitivity)."""
     import numpy as np
 
-    from losscheck import spec
+    spec = _losscheck("spec")
     reference = spec.Reference(spec.get("cross_entropy"))
     rng = np.random.default_rng(seed)
     rows = [{"logits": rng.normal(scale=8.0, size=(n,)), "target": np.int64(rng.integers(n))} for _ in range(count)]

@@ -20,7 +20,10 @@ from .document import (
     CONTRACT_NOTE,
     DASH,
     FAILING_VERDICTS,
+    FINDING_KINDS,
+    GRADED,
     NA,
+    NO_GRADE,
     SEVERITIES,
     SEVERITY_TEXT,
     TONES,
@@ -34,6 +37,10 @@ from .document import (
     Failure,
     FailureGroup,
     Finding,
+    FindingCount,
+    Grade,
+    GradeRow,
+    Grades,
     Matrix,
     Overall,
     Quantity,
@@ -233,6 +240,140 @@ def _overview(audits: list[dict], names: list[str], anchors: dict[str, str]) -> 
     return Matrix(tuple(labels), tuple(rows))
 
 
+# --------------------------------------------------------------------------
+# The accuracy grade: implementations × dtypes, the worst ULPs on the typical domain
+# --------------------------------------------------------------------------
+
+def _dtypes() -> tuple[str, ...]:
+    from losscheck.properties.dtypes import DTYPES
+    return DTYPES
+
+
+def _graded(result: dict) -> str:
+    """The dtype of a result the accuracy grade reads (``value[dt]``, ``gradient[dt]``,
+    ``masked[dt]``: the typical domain), "" for any other."""
+    found = re.fullmatch(r"(\w+)\[(\w+)\]", text(result.get("property")))
+    return found.group(2) if found and found.group(1) in GRADED and not _is_contract(result) else ""
+
+
+def _grade(entries: list[tuple[str, dict]], who: str, anchors: dict[int, str]) -> Grade:
+    """The grade of ``entries`` ((what, result): the results of one implementation in one dtype):
+    the worst error in ULPs on the typical domain and the allowed bound of the result that has it,
+    coloured by the worst finding.  A failure outside the typical domain (``off_domain``) does not
+    count; a deviation by a declared convention is measured against another convention: not graded."""
+    measured: list[tuple[float, str, dict]] = []
+    toned: list[tuple[str, dict]] = []
+    notes: list[str] = []
+    off: list[dict] = []
+    deviates = undetermined = 0
+    for what, r in entries:
+        verdict = text(r.get("verdict"))
+        if verdict == "fails" and r.get("off_domain"):
+            off.append(r)
+            notes.append(f"{what} fails outside the typical domain ({text(r.get('off_domain'))}): not counted")
+            continue
+        if verdict == "holds":
+            toned.append(("holds", r))
+        elif verdict == "fails":
+            toned.append((text(r.get("severity")) if r.get("severity") in SEVERITIES else "fails", r))
+        elif verdict == "error":
+            toned.append(("error", r))
+            notes.append(f"{what} raised an error")
+            continue
+        elif verdict == "deviates":
+            deviates += 1
+            notes.append(f"{what} deviates by a declared convention: not graded")
+            continue
+        else:  # skipped, or no verdict
+            continue
+        ulps = _number(r.get("max_ulps"))
+        if ulps is not None:
+            measured.append((math.inf if math.isnan(ulps) else ulps, what, r))
+        undetermined += int(_number(r.get("undetermined")) or 0)
+    where = f"{who}: "
+    if not toned:
+        if off:  # every finding lies outside the typical domain, and nothing beyond the bound was found on it
+            bound = max((b for b in (_number(r.get("allowed_ulps")) for r in off) if b is not None), default=None)
+            value = f"≤ {fmt_number(bound)}" if bound is not None else "✓"
+            return Grade("holds", value, "", f"✓ {value}", where + "within the allowed bound on the typical domain; " + "; ".join(notes))
+        if deviates:
+            return Grade("deviates", "≈", "", "≈", where + "; ".join(notes))
+        return NO_GRADE
+    tone = min((t for t, _ in toned), key=TONES.index)
+    worst_failing = next((r for t, r in toned if t == tone and t != "holds"), None)
+    anchor = anchors.get(id(worst_failing), "") if worst_failing is not None else ""
+    measured.sort(key=lambda m: -m[0])
+    if tone == "error":
+        value, allowed = "error", ""
+    elif measured:
+        top = measured[0][2]
+        value = fmt_number(top.get("max_ulps"))
+        # the bound of the result that has the worst error; where it has none (a NaN, a crash: 0), the cell's widest
+        bounds = [b for b in (_number(r.get("allowed_ulps")) for _, _, r in measured) if b is not None and b > 0]
+        bound = _number(top.get("allowed_ulps"))
+        bound = bound if bound is not None and bound > 0 else max(bounds, default=None)
+        allowed = fmt_number(bound) if bound is not None else ""
+    else:
+        value, allowed = ("✓" if tone == "holds" else tone), ""
+    mark = "✓" if tone == "holds" else "error" if tone == "error" else f"✗ {tone}"
+    shown = mark if value in (mark, "error") else f"{mark} {value}"
+    line = shown + (f" / {allowed}" if allowed else "")
+    parts = [f"{what} {fmt_number(r.get('max_ulps'))} ulp" + (f" (allowed {fmt_number(r.get('allowed_ulps'))})"
+                                                             if (_number(r.get("allowed_ulps")) or 0) > 0 else "")
+             for _, what, r in measured[:6]]
+    if len(measured) > 6:
+        parts.append(f"{len(measured) - 6} more")
+    head = {"holds": "holds", "error": "error"}.get(tone, f"fails ({tone})")
+    title = (where + head + (f", worst {value} ulp" if measured and tone != "error" else "")
+             + (f" (allowed {allowed} ulp)" if allowed and tone != "error" else "")
+             + (" — " + ", ".join(parts) if parts else "") + ("; " + "; ".join(notes) if notes else "")
+             + (f" ({undetermined} undetermined examples left out of the ULPs)" if undetermined else ""))
+    return Grade(tone, value, allowed, line, title, anchor)
+
+
+def _grades(rows: list[tuple[str, bool, list[tuple[str, dict]]]], anchors: dict[int, str]) -> Grades:
+    """rows: (label, third party, [(what, result)]) → implementations × dtypes."""
+    dtypes = _dtypes()
+    out = []
+    for label, third_party, entries in rows:
+        out.append(GradeRow(label, tuple(_grade([(w, r) for w, r in entries if _graded(r) == dt], f"{label} · {dt}", anchors)
+                                         for dt in dtypes), third_party))
+    return Grades(dtypes, tuple(out))
+
+
+def _quantity_grades(audits: list[dict], quantity: str, anchors: dict[int, str]) -> Grades:
+    return _grades([(text(a.get("label")), bool(a.get("third_party")),
+                     [(text(r.get("property")), r) for r in _dicts(a.get("results")) if _graded(r)])
+                    for a in audits if _qname(a) == quantity], anchors)
+
+
+def _overall_grades(audits: list[dict], anchors: dict[int, str]) -> Grades:
+    """Every implementation (ours first) over every quantity it implements."""
+    labels: dict[str, bool] = {}
+    for a in sorted(audits, key=lambda a: bool(a.get("third_party"))):
+        labels.setdefault(text(a.get("label")), bool(a.get("third_party")))
+    return _grades([(label, tp, [(f"{_qname(a)} · {text(r.get('property'))}", r) for a in audits if text(a.get("label")) == label
+                                 for r in _dicts(a.get("results")) if _graded(r)])
+                    for label, tp in labels.items()], anchors)
+
+
+def _finding_counts(results: list[dict]) -> dict[str, int]:
+    """Conformance findings by severity, errors, and of these how many a known deviation explains."""
+    counts = dict.fromkeys(FINDING_KINDS, 0)
+    for r in results:
+        if _is_contract(r) or r.get("verdict") not in FAILING_VERDICTS:
+            continue
+        severity = text(r.get("severity"))
+        counts["error" if r.get("verdict") == "error" else severity if severity in SEVERITIES else "bug"] += 1
+        counts["known"] += bool(r.get("known"))
+    return counts
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return (", ".join(f"{counts[k]} {k}" for k in FINDING_KINDS[:4])
+            + (f" ({counts['known']} explained by a known deviation)" if counts["known"] else ""))
+
+
 def _blocks(counterexample: Any) -> tuple[Block, ...]:
     """The labelled pieces of a counterexample."""
     if counterexample is None or counterexample == "" or counterexample == {}:
@@ -271,7 +412,8 @@ def _quantity(name: str, anchor: str, spec: dict, audits: list[dict], show_claim
         facts.append(Fact("Reference", rich(text(spec["reference"]))))
     conventions = tuple(text(c) for c in spec.get("conventions") or [] if c) if isinstance(spec.get("conventions"), list) else ()
     return Quantity(name, anchor, intro.strip(), tuple(facts), conventions, _claims(spec), show_claims,
-                    _matrix(audits, name, False, anchors), _matrix(audits, name, True, anchors))
+                    _matrix(audits, name, False, anchors), _matrix(audits, name, True, anchors),
+                    _quantity_grades(audits, name, anchors))
 
 
 def _summary(audits: list[dict]) -> tuple[SummaryRow, ...]:
@@ -298,11 +440,14 @@ def _overall(results: dict, rows: tuple[SummaryRow, ...], audits: list[dict], cl
     verdict = "FAIL" if conformance["fails"] or conformance["error"] else "PASS" if conformance["holds"] else "NO RESULTS"
     severities = Counter(text(r.get("severity")) for a in audits if bool(a.get("third_party")) == theirs_report
                          for r in _dicts(a.get("results")) if not _is_contract(r) and r.get("verdict") == "fails")
+    known = sum(bool(r.get("known")) for a in audits if bool(a.get("third_party")) == theirs_report
+                for r in _dicts(a.get("results")) if not _is_contract(r) and r.get("verdict") in FAILING_VERDICTS)
     explanation = (
         f"{len(judged)} audit target(s); conformance properties: "
         f"{conformance['holds']} hold, {conformance['fails']} fail "
         f"({severities['bug']} bug, {severities['accuracy']} accuracy, {severities['range']} range), "
-        f"{conformance['error']} error, {conformance['skipped']} skipped. "
+        f"{conformance['error']} error, {conformance['skipped']} skipped"
+        + (f" ({known} of the failures and errors explained by a known deviation)" if known else "") + ". "
         f"Claims: {claim_status['refuted']} refuted, {claim_status['failed']} failed. "
         + (f"Third-party code ({len(others)} target(s), not in this verdict): {tp['holds']} hold, "
            f"{tp['deviates']} deviate by a declared convention, {tp['fails']} fail, {tp['error']} error. " if others else "")
@@ -416,7 +561,8 @@ def _adapter(audit: dict, full: bool) -> Adapter:
                      if counts[v])
     verdict = "fails" if bad else "deviates by a declared convention" if dev else "holds"
     first = (bad or dev or [{}])[0] if full else {}
-    return Adapter(text(audit.get("label")), _adapter_facts(audit), verdict, f"conformance: {line or 'nothing run'}",
+    findings = f"; findings: {_counts_text(_finding_counts(conf))}" if bad else ""
+    return Adapter(text(audit.get("label")), _adapter_facts(audit), verdict, f"conformance: {line or 'nothing run'}{findings}",
                    _findings(bad) + _findings(dev), text(first.get("property")), _blocks(first.get("counterexample")),
                    bool(bad) and bool(first))
 
@@ -425,8 +571,13 @@ def _third_party(results: dict, audits: list[dict], full: bool, files: frozenset
     ran = "skipped_adapters" in results or any(a.get("third_party") for a in audits)  # audit_all wrote thirdparty.*
     link = not full and ({"thirdparty.html", "thirdparty.md"} <= files if files is not None else ran)
     skipped = ", ".join(f"{text(s.get('adapter'))} ({text(s.get('missing'))})" for s in _dicts(results.get("skipped_adapters")))
-    return ThirdParty(full, link, tuple(_adapter(a, full) for a in audits if a.get("third_party")),
-                      tuple(text(k) for k in results.get("stale_deviations") or [] if k), skipped)
+    theirs = [a for a in audits if a.get("third_party")]
+    rows = [FindingCount(text(a.get("label")), _qname(a), _finding_counts(_dicts(a.get("results")))) for a in theirs]
+    if rows:
+        rows.append(FindingCount(f"Total ({len(rows)} adapter{'s' if len(rows) != 1 else ''})", "",
+                                 {k: sum(r.counts[k] for r in rows) for k in FINDING_KINDS}))
+    return ThirdParty(full, link, tuple(_adapter(a, full) for a in theirs),
+                      tuple(text(k) for k in results.get("stale_deviations") or [] if k), skipped, tuple(rows))
 
 
 def _speed(benchmarks: dict | None, names: list[str], stat: str = "median") -> Speed | None:
@@ -481,6 +632,7 @@ def build(results: dict, benchmarks: dict | None = None, files: frozenset[str] |
         settings=_pairs(_mapping(results.get("settings"))), environment=_pairs(_mapping(results.get("environment"))),
         summary=summary, overall=_overall(results, summary, audits, all_claims),
         overview=_overview(audits, names, ids),
+        accuracy=_overall_grades(audits, anchors),
         claims=tuple((q.name, q.anchor, q.claims) for q in quantities if q.claims and q.show_claims),
         speed=None if thirdparty_report else _speed(speed.load(benchmarks), names),
         domain=_domain(), quantities=quantities,

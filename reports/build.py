@@ -25,11 +25,14 @@ def environment():
     return env
 
 
-def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None):
+def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None, jobs=1, profile=None):
     """Audit every registered implementation on every available device (``verbose``: a
-    progress bar on a terminal, one line per property elsewhere)."""
+    progress bar on a terminal, one line per property elsewhere).  ``jobs`` > 1 audits that many
+    at once, each in a process of its own (``concurrent.futures`` with spawn: a fresh interpreter,
+    never a fork of one where jax is initialised; ``profile`` is the Hypothesis profile each loads),
+    one line per finished audit instead of the bar; the results keep the plan's order."""
     from losscheck import impls, spec
-    from losscheck.properties import engine, frameworks
+    from losscheck.properties import frameworks
 
     from .progress import AuditProgress
     plan = []
@@ -39,23 +42,53 @@ def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None):
             print(f"skipping {fw_name}: not installed", file=sys.stderr)
             continue
         ours = impls.implementations(fw_name)
-        plan += [(fw_name, device, qname, ours[qname]) for device in fw.devices() for qname in spec.QUANTITIES
+        plan += [(fw_name, device, qname) for device in fw.devices() for qname in spec.QUANTITIES
                  if (not quantities or qname in quantities) and qname in ours]
+    if jobs > 1 and len(plan) > 1:
+        return _audit_in_processes(plan, max_examples, seed, jobs, profile, verbose)
     audits = []
     with AuditProgress(targets=len(plan)) if verbose else contextlib.nullcontext() as observer:
-        for fw_name, device, qname, fn in plan:
-            label = f"{fw_name} (ours)" + ("" if device == "cpu" else f" [{device}]")
+        for fw_name, device, qname in plan:
             if observer is not None:
-                observer.begin_target(f"{label} :: {qname}")
-            t0 = time.perf_counter()
-            res = engine.audit(fn, qname, fw_name, device, label=label,
-                               target_spec=impls.target(qname, fw_name), max_examples=max_examples, seed=seed,
-                               native_half=False,  # ours compute half precision in float32: the tighter bound
-                               observer=observer)
-            res["third_party"] = False
-            res["seconds"] = round(time.perf_counter() - t0, 2)
-            audits.append(res)
+                observer.begin_target(f"{_label(fw_name, device)} :: {qname}")
+            audits.append(audit_one(fw_name, device, qname, max_examples, seed, observer=observer))
     return audits
+
+
+def _label(fw_name, device):
+    return f"{fw_name} (ours)" + ("" if device == "cpu" else f" [{device}]")
+
+
+def audit_one(fw_name, device, qname, max_examples=None, seed=None, observer=None, profile=None):
+    """The audit of our implementation of ``qname`` in ``fw_name`` on ``device`` (a record)."""
+    from losscheck import impls
+    from losscheck.properties import engine, profiles
+    if profile:  # a process of its own: the parent's Hypothesis profile
+        profiles.load(profile)
+    t0 = time.perf_counter()
+    res = engine.audit(impls.get(qname, fw_name), qname, fw_name, device, label=_label(fw_name, device),
+                       target_spec=impls.target(qname, fw_name), max_examples=max_examples, seed=seed,
+                       native_half=False,  # ours compute half precision in float32: the tighter bound
+                       observer=observer)
+    res["third_party"] = False
+    res["seconds"] = round(time.perf_counter() - t0, 2)
+    return res
+
+
+def _audit_in_processes(plan, max_examples, seed, jobs, profile, verbose):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    out = [None] * len(plan)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(audit_one, fw, device, qname, max_examples, seed, None, profile): i
+                   for i, (fw, device, qname) in enumerate(plan)}
+        for done, future in enumerate(as_completed(futures), 1):
+            res = out[futures[future]] = future.result()
+            if verbose:
+                failing = sum(r["verdict"] in ("fails", "error") for r in res["results"])
+                print(f"[{done}/{len(plan)}] {res['label']} :: {res['quantity']}: {len(res['results'])} properties, "
+                      f"{failing} failing, {res['seconds']:.0f} s", flush=True)
+    return out
 
 
 def claim_records(q, audits, symbolic=True, verbose=False):

@@ -8,7 +8,7 @@
                     [--gate bug|accuracy|range] [--fail-fast] [--no-shrink] [--shrink-time SECONDS]
                     [--loss] [--fix NAME=VALUE ...] [--no-grad] [--convention NAME ...]
                     [--timeout SECONDS] [--total-timeout SECONDS]
-    losscheck report [--out DIR] [--max-examples N] [--seed S] [--strict] [--no-third-party]
+    losscheck report [--out DIR] [--max-examples N] [--seed S] [--jobs N] [--strict] [--third-party seeds|all|none]
     losscheck audit-all [--out DIR] [--max-examples N] [--seed S] [--timeout S] [--only TEXT] [--jobs N] [--update] [--rewrite]
 
 TARGET is ``package.module:callable`` or ``path/to/file.py:callable``.
@@ -342,7 +342,7 @@ def cmd_report(args):
     from losscheck.reports.render import write_report
     from losscheck.reports.thirdparty import audit_all
     profiles.load(args.profile)
-    audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True)
+    audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True, jobs=args.jobs, profile=args.profile)
     results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
     paths = write_report(results, args.out)  # ours first: a failure later keeps it
     skipped = []
@@ -465,6 +465,8 @@ def parser():
     r.add_argument("--max-examples", type=_positive_int, default=15,
                    help="Hypothesis examples per property (default 15, the CI budget)")
     r.add_argument("--seed", type=int, help="random seed (default: derandomised)")
+    r.add_argument("--jobs", type=_positive_int, default=1,
+                   help="our implementations audited at once, one process each (default 1; nox -s report uses every core)")
     r.add_argument("--strict", action="store_true",
                    help="exit 1 if any conformance property fails on our implementations (default: 0 once written)")
     r.add_argument("--third-party", choices=("seeds", "all", "none"), default="seeds",

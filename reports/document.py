@@ -118,6 +118,49 @@ class Cell:
 NA = Cell("na", DASH, "", "not run")
 
 
+#: the properties an accuracy grade reads (on the typical domain; ``stability[dt]`` draws the extreme one)
+GRADED = ("value", "gradient", "masked")
+GRADE_NOTE = ("Accuracy grade: the worst error in ULPs of each dtype over the value, gradient and masked properties "
+              "on the typical domain (stability, which draws the extreme domain, and a failure outside the typical "
+              "domain do not count), beside the allowed bound of the result that has it; coloured by its worst "
+              "finding. ≈: deviates by a declared convention (measured against another convention, not graded); "
+              "≤ N: only failures outside the typical domain, within the bound on it; – not run.")
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One implementation's accuracy grade in one dtype: ``value`` the worst error in ULPs (or
+    "error", "≈", "≤ N", "–"), ``allowed`` the allowed bound of the result that has it, ``text`` both
+    as one line of text (Markdown), ``title`` the sentence (a tooltip), ``anchor`` the failure block
+    of the worst failing result ("" for none)."""
+    tone: str
+    value: str
+    allowed: str = ""
+    text: str = DASH
+    title: str = "not run"
+    anchor: str = ""
+
+
+NO_GRADE = Grade("na", DASH)
+
+
+@dataclass(frozen=True)
+class GradeRow:
+    label: str
+    cells: tuple[Grade, ...]
+    third_party: bool = False
+
+
+@dataclass(frozen=True)
+class Grades:
+    """Implementations × dtypes: the accuracy grade table (of one quantity, or over all of them)."""
+    columns: tuple[str, ...]
+    rows: tuple[GradeRow, ...]
+
+    def __bool__(self) -> bool:
+        return any(c.tone != "na" for row in self.rows for c in row.cells)
+
+
 @dataclass(frozen=True)
 class Row:
     label: str
@@ -164,6 +207,7 @@ class Quantity:
     show_claims: bool
     conformance: Matrix
     contract: Matrix
+    accuracy: Grades = Grades((), ())
 
 
 @dataclass(frozen=True)
@@ -208,6 +252,22 @@ class Adapter:
     example_in_failures: bool = False
 
 
+#: what a third-party finding is counted as: its severity, an error, and (of these) explained by a known deviation
+FINDING_KINDS = ("bug", "accuracy", "range", "error", "known")
+FINDING_HEADERS = ("bug", "accuracy", "range", "error", "of which known")
+FINDINGS_NOTE = ("Findings of each adapter's conformance properties: failures by severity, and errors (a crash, a "
+                 "timeout); of which known: how many of them a row of the known-deviations table "
+                 "(impls/adapters/deviations.py) explains. A deviation by a declared convention is not a finding.")
+
+
+@dataclass(frozen=True)
+class FindingCount:
+    """One adapter's findings (or the total's: ``quantity`` "") by FINDING_KINDS."""
+    label: str
+    quantity: str
+    counts: dict[str, int]
+
+
 @dataclass(frozen=True)
 class ThirdParty:
     full: bool  # the thirdparty.* report (with counterexamples), not index.*
@@ -215,6 +275,8 @@ class ThirdParty:
     adapters: tuple[Adapter, ...]
     stale: tuple[str, ...]
     skipped: str
+    #: findings by severity per adapter, then the total (empty where no adapter was audited)
+    findings: tuple[FindingCount, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -266,6 +328,8 @@ class Report:
     summary: tuple[SummaryRow, ...]
     overall: Overall
     overview: Matrix
+    #: implementations × dtypes over every quantity (the "Accuracy" table at a glance)
+    accuracy: Grades
     claims: tuple[tuple[str, str, tuple[Claim, ...]], ...]  # (quantity, anchor, claims) at a glance
     speed: Speed | None
     domain: Domain

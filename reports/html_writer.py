@@ -10,6 +10,10 @@ from .document import (
     CONTRACT_NOTE,
     CONTRACT_VERDICTS,
     DASH,
+    FINDING_HEADERS,
+    FINDING_KINDS,
+    FINDINGS_NOTE,
+    GRADE_NOTE,
     THIRD_PARTY_INTRO,
     TONE_TEXT,
     UNDETERMINED_NOTE,
@@ -20,6 +24,7 @@ from .document import (
     Claim,
     Fact,
     Failure,
+    Grades,
     Matrix,
     Quantity,
     Report,
@@ -39,6 +44,8 @@ th { background: #f0f0f0; }
 td.num { text-align: right; }
 td.holds { background: #d7f0d7; }
 td.fails, td.bug { background: #f6c6c6; }
+td.accuracy { background: #fde0c5; }
+td.range { background: #fef0d9; }
 td.error { background: #e3d0f0; }
 td.skipped { background: #e2e2e2; color: #555; }
 td.deviates { background: #dcebf5; }
@@ -69,7 +76,16 @@ figcaption { display: table-caption; caption-side: top; color: #555; font-size: 
 svg a:hover rect { stroke: #000; stroke-width: 1.5; }
 .failure { border-left: 4px solid #c62828; padding-left: 1em; margin: 1.5em 0; }
 .kv { display: grid; grid-template-columns: repeat(auto-fit, minmax(22em, 1fr)); gap: 0 2em; }
-"""
+table.grades td { text-align: right; white-space: nowrap; min-width: 5.5em; }
+table.grades td a { color: inherit; }
+table.grades .allowed { opacity: .7; font-size: .85em; }
+table.grades th { font-weight: normal; }
+table.grades thead th { font-weight: 600; text-align: center; }
+.swatches { display: flex; flex-wrap: wrap; gap: .3em 1em; font-size: .85em; color: #555; margin: .3em 0; }
+.swatches span::before { content: ""; display: inline-block; width: .9em; height: .9em; margin-right: .3em;
+                         vertical-align: -.1em; border: 1px solid #999; background: var(--fill); }
+""" + "".join(f"table.grades td.{tone} {{ background: {fill}; color: {svg.INK.get(tone, '#222')}; }}\n"
+              for tone, fill in svg.FILL.items())
 
 
 #: the overview's cells count results: all hold (how many), else the worst finding
@@ -139,9 +155,11 @@ def render(doc: Report) -> str:
 
 
 def _header(doc: Report) -> str:
-    sections = [("At a glance", "glance"), ("Summary", "summary"), ("Settings", "settings"), ("Severities", "domain")]
+    sections = [("At a glance", "glance")] + ([("Accuracy", "accuracy")] if doc.accuracy else []) + [
+        ("Summary", "summary"), ("Settings", "settings"), ("Severities", "domain")]
     quantities = [(q.name, q.anchor) for q in doc.quantities]
-    third = [("Third-party code", "third-party-code")]
+    third = [("Third-party code", "third-party-code")] + ([("Findings by severity", "findings-by-severity")]
+                                                          if doc.thirdparty_report and doc.third_party.findings else [])
     toc = sections + (third + quantities if doc.thirdparty_report else quantities + third) + [(f"Failures ({doc.failure_count})", "failures")]
     items = "\n".join(f'<li><a href="#{escape(anchor)}">{escape(name)}</a></li>' for name, anchor in toc)
     return (f"<h1>{escape(doc.title)}</h1>\n<p class=\"meta\">Generated {escape(doc.generated)} · losscheck {escape(doc.version)}</p>\n"
@@ -174,7 +192,13 @@ def _glance(doc: Report) -> str:
              for name, anchor, claims in doc.claims]
     claims = ('<h3>Claims</h3>\n<p class="note">Green: proved or held; red: refuted or failed; grey: not run.</p>\n'
               + "\n".join(chips)) if chips else ""
-    return '<h2 id="glance">At a glance</h2>\n<div class="figures">\n' + "\n".join(figures) + "\n</div>\n" + claims
+    accuracy = ""
+    if doc.accuracy:
+        accuracy = ('<h3 id="accuracy">Accuracy</h3>\n'
+                    f'<p class="note">{escape(GRADE_NOTE)} Over every quantity an implementation implements (each '
+                    'quantity\'s section has its own table); the tooltip names the results.</p>\n' + _grades(doc.accuracy))
+    return ('<h2 id="glance">At a glance</h2>\n<div class="figures">\n' + "\n".join(figures) + "\n</div>\n"
+            + accuracy + claims)
 
 
 def _summary(doc: Report) -> str:
@@ -220,6 +244,29 @@ def _claims(q: Quantity) -> str:
     return "\n".join(parts)
 
 
+#: the grade tables' colours, as the heatmaps' legend
+GRADE_LEGEND = (("holds", "holds"), ("bug", "bug"), ("accuracy", "accuracy"), ("range", "range"), ("error", "error"),
+                ("deviates", "deviates by a declared convention"), ("na", "not run"))
+
+
+def _grades(grades: Grades) -> str:
+    """Implementations × dtypes: the worst ULPs with the allowed bound beside, coloured as the heatmaps."""
+    rows = []
+    for row in grades.rows:
+        cells = []
+        for c in row.cells:
+            shown = escape(c.value) + (f' <span class="allowed">/ {escape(c.allowed)}</span>' if c.allowed else "")
+            if c.anchor:
+                shown = f'<a href="#{escape(c.anchor)}">{shown}</a>'
+            cells.append(f'<td class="{escape(c.tone)}" title="{escape(c.title)}">{shown}</td>')
+        label = _wb(row.label) + (" ✦" if row.third_party else "")
+        rows.append(f"<tr><th>{label}</th>{''.join(cells)}</tr>")
+    legend = "".join(f'<span style="--fill: {svg.FILL[tone]}">{escape(text)}</span>' for tone, text in GRADE_LEGEND)
+    headers = ["Implementation", *(f"{dt}" for dt in grades.columns)]
+    return (_table(headers, rows, "grades")
+            + f'\n<div class="swatches">worst ulp / allowed ·{legend}<em>✦ third party</em></div>')
+
+
 def _contract(matrix: Matrix) -> str:
     rows = []
     for row in matrix.rows:
@@ -249,6 +296,9 @@ def _quantity(q: Quantity) -> str:
                                  note="* some examples undetermined" if q.conformance.undetermined else ""))
     else:
         parts.append('<p class="note">No conformance results.</p>')
+    if q.accuracy:
+        parts.append('<h3>Accuracy grade</h3>\n<p class="note">Worst ULPs / allowed on the typical domain, per dtype '
+                     '(value, gradient and masked properties; see <a href="#accuracy">Accuracy</a>).</p>\n' + _grades(q.accuracy))
     if q.contract:
         parts.append(_contract(q.contract))
     parts.append("</section>")
@@ -275,6 +325,16 @@ def _third_party(doc: Report) -> str:
                      '(<a href="thirdparty.md">Markdown</a>).</p>')
     if not tp.adapters:
         parts.append('<p class="note">No third-party code was audited.</p>')
+    if tp.findings:
+        rows = []
+        for f in tp.findings:
+            total = not f.quantity
+            label = f"<strong>{escape(f.label)}</strong>" if total else _wb(f.label)
+            counts = "".join(_td(f"<strong>{f.counts[k]}</strong>" if total else str(f.counts[k]),
+                                 f"num {k}" if f.counts[k] and k != "known" else "num") for k in FINDING_KINDS)
+            rows.append(f"<tr>{_td(label)}{_td(f'<code>{_wb(f.quantity)}</code>' if f.quantity else '')}{counts}</tr>")
+        parts.append(f'<h3 id="findings-by-severity">Findings by severity</h3>\n<p class="note">{escape(FINDINGS_NOTE)}</p>\n'
+                     + _table(["Adapter", "Quantity", *FINDING_HEADERS], rows, "findings"))
     if tp.stale:
         parts.append("<p>⚠ Rows of the known-deviations table (<code>impls/adapters/deviations.py</code>) that matched "
                      "nothing (the behaviour changed, or the row is wrong):</p><ul>"

@@ -10,6 +10,10 @@ from .document import (
     CONTRACT_NOTE,
     CONTRACT_VERDICTS,
     DASH,
+    FINDING_HEADERS,
+    FINDING_KINDS,
+    FINDINGS_NOTE,
+    GRADE_NOTE,
     THIRD_PARTY_INTRO,
     UNDETERMINED_NOTE,
     VERDICT_HEADERS,
@@ -19,6 +23,7 @@ from .document import (
     Claim,
     Fact,
     Failure,
+    Grades,
     Matrix,
     Quantity,
     Report,
@@ -83,10 +88,11 @@ def render(doc: Report) -> str:
 
 
 def _header(doc: Report) -> str:
-    sections = ["[At a glance](#at-a-glance)", "[Summary](#summary)", "[Settings](#settings)",
-                "[Severities](#severities-and-the-typical-domain)"]
+    sections = (["[At a glance](#at-a-glance)"] + (["[Accuracy](#accuracy)"] if doc.accuracy else [])
+                + ["[Summary](#summary)", "[Settings](#settings)", "[Severities](#severities-and-the-typical-domain)"])
     quantities = [f"[{q.name}](#{slug(q.name)})" for q in doc.quantities]
-    third = ["[Third-party code](#third-party-code)"]
+    third = ["[Third-party code](#third-party-code)"] + (["[Findings by severity](#findings-by-severity)"]
+                                                      if doc.thirdparty_report and doc.third_party.findings else [])
     toc = sections + (third + quantities if doc.thirdparty_report else quantities + third) + [f"[Failures](#failures) ({doc.failure_count})"]
     return f"# {doc.title}\n\nGenerated {doc.generated} · losscheck {doc.version}\n\n**Contents:** " + " · ".join(toc)
 
@@ -109,6 +115,10 @@ def _glance(doc: Report) -> str:
                              f"{b.ratio:.2f}"] for b in doc.speed.bars]))
     elif not doc.thirdparty_report:
         parts.append("_No benchmark results beside this report (`nox -s bench` writes `reports/out/benchmarks.json`): no speed table._")
+    if doc.accuracy:
+        parts.append(f"### Accuracy\n\n_{GRADE_NOTE} Each cell: worst ULPs / allowed; over every quantity an "
+                     "implementation implements (the section of each quantity has its own table)._")
+        parts.append(_grades(doc.accuracy))
     if doc.claims:
         parts.append("Claims (✓ proved or held, ❌ refuted or failed):\n\n" + "\n".join(
             f"- [{name}](#{slug(name)}): " + ", ".join(f"{'✓' if c.tone == 'good' else '❌' if c.tone == 'bad' else c.status or DASH} {c.name}"
@@ -158,6 +168,11 @@ def _matrix(title: str, matrix: Matrix) -> str:
                                    for row in matrix.rows])
 
 
+def _grades(grades: Grades) -> str:
+    return table(["Implementation", *grades.columns],
+                 [[row.label + (" (third party)" if row.third_party else ""), *(c.text for c in row.cells)] for row in grades.rows])
+
+
 def _quantity(q: Quantity) -> str:
     parts = [f"## {q.name}"]
     if q.intro:
@@ -173,6 +188,9 @@ def _quantity(q: Quantity) -> str:
         parts.append(_matrix("### Conformance" + (f"\n\n_{UNDETERMINED_NOTE}_" if q.conformance.undetermined else ""), q.conformance))
     else:
         parts.append("### Conformance\n\n_No conformance results._")
+    if q.accuracy:
+        parts.append("### Accuracy grade\n\n_Worst ULPs / allowed on the typical domain, per dtype "
+                     "(value, gradient and masked properties; see [Accuracy](#accuracy))._\n\n" + _grades(q.accuracy))
     if q.contract:
         parts.append(_matrix(f"### Contract checks\n\n_{CONTRACT_NOTE}_", q.contract))
     return "\n\n".join(parts)
@@ -200,6 +218,11 @@ def _third_party(doc: Report) -> str:
         parts.append("Details, with a counterexample for each finding: [thirdparty.md](thirdparty.md) ([HTML](thirdparty.html)).")
     if not tp.adapters:
         parts.append("_No third-party code was audited._")
+    if tp.findings:
+        parts.append(f"### Findings by severity\n\n_{FINDINGS_NOTE}_\n\n" + table(
+            ["Adapter", "Quantity", *FINDING_HEADERS],
+            [[f"**{f.label}**" if not f.quantity else f.label, code(f.quantity) if f.quantity else "",
+              *(str(f.counts[k]) for k in FINDING_KINDS)] for f in tp.findings]))
     if tp.stale:
         parts.append("⚠ Rows of the known-deviations table (`impls/adapters/deviations.py`) that matched nothing "
                      "(the behaviour changed, or the row is wrong):\n\n" + "\n".join(f"- {code(k)}" for k in tp.stale))

@@ -1,9 +1,16 @@
 """Every quantity in the registry has both implementations, a benchmark and a
 report row — the registry cannot grow a half-finished record."""
 
+import json
+import re
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from losscheck import impls, spec
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("fw", ["torch", "jax"])
@@ -17,6 +24,21 @@ def test_every_quantity_has_benchmarks():
     from asv_benchmarks import benchmarks
     covered = set(benchmarks.benchmarked_quantities())
     assert set(spec.QUANTITIES) <= covered, set(spec.QUANTITIES) - covered
+
+
+def test_asv_environment_follows_the_constraints_and_has_the_peers():
+    """asv.conf.json's matrix pins torch, jax and jaxlib as constraints.txt does (a fresh clone's asv
+    environment is the CPU build CI uses) and installs every peer of the `bench` extra."""
+    text = (ROOT / "asv.conf.json").read_text(encoding="utf-8")
+    conf = json.loads("\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//")))
+    req = conf["matrix"]["req"]
+    pins = dict(re.match(r"([\w-]+)==(\S+)", line).groups() for line in (ROOT / "constraints.txt").read_text().splitlines()
+                if line.strip() and not line.startswith("#"))
+    assert {name: req.get(name) for name in pins} == {name: [version] for name, version in pins.items()}
+    bench = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["bench"]
+    peers = {re.match(r"[\w-]+", r).group(0) for r in bench} - {"asv", "pytest-benchmark", "virtualenv"}
+    assert peers <= set(req), peers - set(req)
+    assert "{build_dir}/constraints.txt" in conf["install_command"][0]
 
 
 def test_every_quantity_has_a_report_row():

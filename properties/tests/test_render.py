@@ -374,3 +374,139 @@ def test_a_counterexample_cut_short_by_the_shrink_budget_says_so():
         assert "not fully shrunk" in text and "time budget ran out" in text and "151 calls" in text
     failing["shrunk"] = "full"
     assert "not fully shrunk" not in render_markdown(results)
+
+
+# --------------------------------------------------------------------------
+# The accuracy grade (implementations × dtypes) and the third-party findings by severity
+# --------------------------------------------------------------------------
+
+def conformance(prop, verdict, max_ulps=None, allowed=48.0, **extra):
+    return {"property": prop, "kind": "conformance", "verdict": verdict, "examples": 15, "max_ulps": max_ulps,
+            "allowed_ulps": allowed, "message": "", "counterexample": None, **extra}
+
+
+def grade_of(grades, label, dtype):
+    row = next(r for r in grades.rows if r.label == label)
+    return row.cells[grades.columns.index(dtype)]
+
+
+def graded_results():
+    """torch: value[float32] 3.5 ulp beside a stability[float32] bug of 1e9 ulp (the extreme domain: not
+    graded), an off-domain gradient failure, masked[float64], an error in bfloat16; a second quantity."""
+    results = make_results()
+    torch_results = results["audits"][0]["results"]
+    torch_results[0]["max_ulps"] = 3.5
+    torch_results += [
+        conformance("stability[float32]", "fails", 1e9, severity="bug", off_domain=""),
+        conformance("gradient[float32]", "fails", 1e6, 96.0, severity="range", off_domain="x = 3e38 beyond 1e4"),
+        conformance("gradient[float64]", "fails", 2e5, 64.0, severity="range", off_domain="x = 1e-300 below 1e-30"),
+        conformance("masked[float64]", "holds", 7.0, 52.0),
+        conformance("value[float64]", "holds", 0.5, 40.0),
+        {**conformance("gradient[bfloat16]", "error"), "message": "raised RuntimeError"},
+    ]
+    results["audits"].append({"label": "torch (ours)", "quantity": "softmax", "framework": "torch", "device": "cpu",
+                              "third_party": False, "target": "losscheck.impls.torch_smoothing:softmax",
+                              "results": [conformance("value[float32]", "holds", 9.0, 30.0),
+                                          conformance("gradient[float32]", "holds", 2.0, 60.0)]})
+    return results
+
+
+def test_accuracy_grade_is_the_worst_ulps_on_the_typical_domain():
+    doc = assemble.build(render.sanitize(graded_results()))
+    grades = doc.quantities[0].accuracy
+    assert grades.columns == ("float16", "bfloat16", "float32", "float64")
+    cell = grade_of(grades, "torch (ours)", "float32")  # value 3.5; stability's 1e9 and the off-domain 1e6 do not count
+    assert (cell.tone, cell.value, cell.allowed, cell.text) == ("holds", "3.5", "48", "✓ 3.5 / 48")
+    assert "gradient[float32] fails outside the typical domain (x = 3e38 beyond 1e4): not counted" in cell.title
+    assert grade_of(grades, "torch (ours)", "float16") == dataclasses.replace(cell, tone="na", value="–", allowed="", text="–",
+                                                                              title="not run", anchor="")  # stability only
+    masked = grade_of(grades, "torch (ours)", "float64")  # masked counts; the off-domain gradient does not
+    assert (masked.value, masked.allowed, masked.tone) == ("7", "52", "holds") and "masked[float64] 7 ulp" in masked.title
+    error = grade_of(grades, "torch (ours)", "bfloat16")
+    assert (error.tone, error.value, error.text) == ("error", "error", "error") and error.anchor.startswith("f-")
+    assert grade_of(grades, "jax (ours)", "float32").value == "2"
+    # over every quantity: softmax's value[float32] is torch's worst in float32, with its own bound
+    overall = grade_of(doc.accuracy, "torch (ours)", "float32")
+    assert (overall.value, overall.allowed) == ("9", "30") and "softmax · value[float32] 9 ulp" in overall.title
+    softmax = next(q for q in doc.quantities if q.name == "softmax")
+    assert grade_of(softmax.accuracy, "torch (ours)", "float32").value == "9" and [r.label for r in softmax.accuracy.rows] == ["torch (ours)"]
+
+
+def test_accuracy_grade_only_off_domain_failures_is_within_the_bound():
+    results = make_results()
+    results["audits"][1]["results"] = [conformance("value[float32]", "fails", 1e7, 48.0, severity="range",
+                                                   off_domain="result of scale 1e-40 < 1e-30")]
+    cell = grade_of(assemble.build(results).accuracy, "jax (ours)", "float32")
+    assert (cell.tone, cell.value, cell.text) == ("holds", "≤ 48", "✓ ≤ 48") and "1e+07" not in cell.title and "not counted" in cell.title
+
+
+def test_accuracy_grade_colours_by_the_worst_finding_and_links_to_it():
+    results = make_results()
+    results["audits"][1]["results"] = [
+        conformance("value[float32]", "holds", 2.0, 48.0),
+        conformance("gradient[float32]", "fails", 300.0, 96.0, severity="accuracy", off_domain="", message="300 ulp > 96"),
+        conformance("value[float64]", "fails", "inf", 0.0, severity="bug", off_domain=""),  # a NaN: no bound of its own
+        conformance("gradient[float64]", "holds", 3.0, 80.0),
+        conformance("value[float16]", "deviates", 5e4, 48.0, conventions=["pixel+1"]),
+    ]
+    doc = assemble.build(render.sanitize(results))
+    grades = doc.quantities[0].accuracy
+    accuracy = grade_of(grades, "jax (ours)", "float32")
+    assert (accuracy.tone, accuracy.value, accuracy.allowed, accuracy.text) == ("accuracy", "300", "96", "✗ accuracy 300 / 96")
+    failure = next(f for g in doc.failures for f in g.failures if f.label == "jax (ours)" and f.property == "gradient[float32]")
+    assert accuracy.anchor == failure.anchor
+    bug = grade_of(grades, "jax (ours)", "float64")
+    assert (bug.tone, bug.value, bug.allowed, bug.text) == ("bug", "inf", "80", "✗ bug inf / 80")
+    assert (grade_of(grades, "jax (ours)", "float16").tone, grade_of(grades, "jax (ours)", "float16").value) == ("deviates", "≈")
+    md = render_markdown(results)
+    assert "| jax (ours) | ≈ | – | ✗ accuracy 300 / 96 | ✗ bug inf / 80 |" in md.split("### Accuracy grade", 1)[1]
+    assert "| jax (ours) | ≈ | – | ✗ accuracy 300 / 96 | ✗ bug inf / 80 |" in md.split("### Accuracy\n", 1)[1].split("##", 1)[0]
+    page = render_html(results)
+    top = page.split('<h3 id="accuracy">', 1)[1].split("</table>", 1)[0]
+    cell = re.search(r'<td class="accuracy" title="([^"]*)"><a href="#(f-\d+)">300 <span class="allowed">/ 96</span></a></td>', top)
+    assert cell and cell.group(2) == accuracy.anchor and "gradient[float32] 300 ulp (allowed 96)" in cell.group(1)
+    assert f"table.grades td.accuracy {{ background: {FILL['accuracy']};" in page  # the heatmap's colours
+    assert '<a href="#accuracy">Accuracy</a>' in page and "[Accuracy](#accuracy)" in md
+
+
+def thirdparty_results():
+    """thirdparty.*: two adapters, findings of every kind, one explained by a known deviation."""
+    results = make_results()
+    results["kind"] = "thirdparty"
+    known = {"reason": "the library clamps at 1e-7", "upstream": "lib#12"}
+    a = [conformance("value[float32]", "fails", 1e9, severity="bug", off_domain="", known=known),
+         conformance("value[float64]", "fails", 1e9, severity="bug", off_domain=""),
+         conformance("gradient[float32]", "fails", 300.0, severity="accuracy", off_domain=""),
+         conformance("stability[float32]", "fails", 1e20, severity="range", off_domain="x = 1e38"),
+         {**conformance("gradient[float64]", "error"), "message": "raised ValueError"},
+         conformance("masked[float32]", "deviates", conventions=["pixel+1"]),
+         conformance("value[float16]", "holds", 1.0),
+         {"property": "contract:k", "kind": "contract", "verdict": "fails", "examples": 1, "message": "no exception"}]
+    b = [conformance("value[float32]", "holds", 1.0), conformance("gradient[float32]", "fails", 1e9, severity="bug", off_domain="")]
+    results["audits"] = [{"label": label, "quantity": "logsumexp", "framework": "torch", "device": "cpu", "third_party": True,
+                          "target": f"{label}:lse", "results": rs} for label, rs in (("liba.lse", a), ("libb.lse", b))]
+    return results
+
+
+def test_third_party_findings_are_counted_by_severity():
+    doc = assemble.build(thirdparty_results())
+    counts = {f.label: f.counts for f in doc.third_party.findings}
+    assert counts["liba.lse"] == {"bug": 2, "accuracy": 1, "range": 1, "error": 1, "known": 1}  # not the contract, not ≈
+    assert counts["libb.lse"] == {"bug": 1, "accuracy": 0, "range": 0, "error": 0, "known": 0}
+    assert counts["Total (2 adapters)"] == {"bug": 3, "accuracy": 1, "range": 1, "error": 1, "known": 1}
+    adapter = next(a for a in doc.third_party.adapters if a.label == "liba.lse")
+    assert "findings: 2 bug, 1 accuracy, 1 range, 1 error (1 explained by a known deviation)" in adapter.counts
+    assert "(1 of the failures and errors explained by a known deviation)" in doc.overall.explanation
+    md = render_markdown(thirdparty_results())
+    table = md.split("### Findings by severity", 1)[1].split("###", 1)[0]
+    assert "| Adapter | Quantity | bug | accuracy | range | error | of which known |" in table
+    assert "| liba.lse | `logsumexp` | 2 | 1 | 1 | 1 | 1 |" in table
+    assert "| **Total (2 adapters)** |  | 3 | 1 | 1 | 1 | 1 |" in table
+    assert "[Findings by severity](#findings-by-severity)" in md
+    page = render_html(thirdparty_results())
+    assert '<h3 id="findings-by-severity">' in page and '<td class="num bug"><strong>3</strong></td>' in page
+    # index.*: the same counts in its third-party section (no third-party code: no table)
+    results = thirdparty_results()
+    del results["kind"]
+    assert "| liba.lse | `logsumexp` | 2 | 1 | 1 | 1 | 1 |" in render_markdown(results)
+    assert "Findings by severity" not in render_markdown(make_results())

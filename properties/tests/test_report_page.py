@@ -25,7 +25,8 @@ const wrapped = [...document.querySelectorAll('.scroll')].map(d => d.scrollWidth
 const pictures = [...document.querySelectorAll('svg')].map(s => Math.round(s.getBoundingClientRect().right));
 document.body.setAttribute('data-measure', JSON.stringify({page: document.documentElement.scrollWidth,
   window: window.innerWidth, overflow: Math.max(0, ...wrapped), right: Math.max(0, ...pictures),
-  ids: [...document.querySelectorAll('svg')].map(s => s.id)}));
+  ids: [...document.querySelectorAll('svg')].map(s => s.id),
+  grades: [...document.querySelectorAll('table.grades')].map(t => Math.round(t.getBoundingClientRect().right))}));
 </script>"""
 
 
@@ -83,6 +84,7 @@ def test_the_page_fits_the_window_and_shows_its_pictures(page):
     assert measure["right"] <= WIDTH, measure  # every picture within it
     assert measure["overflow"] == 0, measure  # no table needs its scroll bar
     assert {"overview-heatmap", "speed-chart", "heatmap-q-logsumexp"} <= set(measure["ids"])
+    assert len(measure["grades"]) == 2 and max(measure["grades"]) <= WIDTH, measure  # the accuracy grades: overall, logsumexp
     ids = set(re.findall(r' id="([^"]+)"', dom))
     for href in set(re.findall(r' href="([^"]*)"', dom)):  # no dead link
         assert href[1:] in ids if href.startswith("#") else (page.parent / href).is_file(), href
