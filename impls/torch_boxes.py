@@ -256,7 +256,7 @@ def _terms(a, b, want):
     if "v" in want:
         out["v"] = (4 / math.pi ** 2) * (_angle(b) - _angle(a)) ** 2
     # NaN in, NaN out: the comparisons above (meet, flat, _lo/_hi) are False at a NaN coordinate
-    # and would turn it into a plausible 0 (properties/nan.py)
+    # and would turn it into a plausible 0 (properties/nonfinite.py)
     nan = torch.isnan(a).any(-1) | torch.isnan(b).any(-1)
     return {key: torch.where(nan, torch.nan, v) for key, v in out.items()}
 

@@ -31,7 +31,7 @@ from hypothesis import assume
 from losscheck.spec import Reference
 from losscheck.spec.quantity import ARRAY_KINDS, Quantity
 
-from . import domain, frameworks, nan, purity
+from . import domain, frameworks, nonfinite, purity
 from .dtypes import DTYPES, as_float, between, compare, compute_bits, mantissa_bits, max_finite, rel_step, row_scale, spacing, tiny
 from .severity import classify
 from .strategies import EXTRA_KINDS, arguments, cotangents
@@ -813,9 +813,13 @@ def properties_for(q: Quantity, framework: str, dtypes=DTYPES) -> list[Property]
     props.append(Property("repeatable[float32]", "conformance", _draw_case("moderate", "float32", False),
                           purity.check_repeatable, "two calls on the same input agree (bitwise on the CPU)",
                           uses_reference=False, dtype="float32"))
-    props.append(Property("nan[float64]", "conformance", nan.draw(_draw_case("moderate", "float64", False)), nan.check_nan,
-                          "a NaN entry gives NaN in every output it affects (or a ValueError); a finding is of severity range",
-                          dtype="float64"))
+    props.append(Property("nan[float64]", "conformance", nonfinite.draw(_draw_case("moderate", "float64", False)),
+                          nonfinite.check_nan, "a NaN entry gives NaN in every output it affects (or a ValueError); "
+                          "a finding is of severity range", dtype="float64"))
+    props.append(Property("inf[float64]", "conformance",
+                          nonfinite.draw(_draw_case("moderate", "float64", False), nonfinite.INF_KINDS), nonfinite.check_inf,
+                          "a +inf entry gives the formula's value where it has one, else NaN (or a ValueError); "
+                          "a finding is of severity range", dtype="float64"))
     if framework == "jax":
         for dt in ("float32", "float64"):
             props.append(Property(f"jit[{dt}]", "conformance", _draw_case("moderate", dt, False),

@@ -215,7 +215,7 @@ class FindingGroup:
 
     @property
     def representative(self) -> PropertyResult:
-        """The result shown in full: the float64 one where there is one (every digit), shrunk ones first."""
+        """The result shown in full: the most precise dtype's (float64 where there is one: every digit)."""
         def rank(r):
             dt = r.property[r.property.find("[") + 1:-1] if "[" in r.property else ""
             return _DTYPE_ORDER.index(dt) if dt in _DTYPE_ORDER else len(_DTYPE_ORDER)

@@ -40,6 +40,8 @@ BROKEN = [
     Broken("lse_half_native", "logsumexp", "torch", _T, "[float16]", "accumulates in float16 instead of float32"),
     Broken("lse_shift_in_place", "logsumexp", "torch", _T, "unchanged", "x.sub_(max): the right value, the caller's x shifted"),
     Broken("lse_every_third_call_off", "logsumexp", "torch", _T, "repeatable", "2^-10 off on every third call"),
+    Broken("lse_inf_as_empty_row", "logsumexp", "torch", _T, "inf", "a +inf entry taken for an all -inf row: -inf where "
+           "the formula gives +inf (a +inf input is outside the typical domain: a range finding)", gate="range"),
     Broken("softmax_wrong_backward", "softmax", "torch", _T, "gradient", "hand-written backward drops the −p·Σ w p term"),
     Broken("softmax_ignores_k", "softmax", "torch", _T, "value", "softmax(x) whatever k"),
     Broken("softmax_nan_all_masked", "softmax", "torch", _T, "masked", "0/0 on an all-masked row"),

@@ -140,3 +140,15 @@ def soft_topk_k_first_pass_only(x, topk, k=1.0):
 
 def soft_topk_renormalised(x, topk, k=1.0):
     return _topk(x, topk, k, renorm=True)
+
+
+def lse_inf_as_empty_row(x, k=1.0):
+    """Takes any non-finite row maximum for an all -inf (empty) row: right on every finite input and
+    on masked rows, but a row holding +inf answers -inf, the empty row's value (ours did, session 11)."""
+    _k_ok(k)
+    xf = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+    m = xf.amax(-1, keepdim=True).detach()
+    finite = torch.isfinite(m)
+    m = torch.where(finite, m, torch.zeros_like(m))
+    out = m + torch.log(torch.exp(k * (xf - m)).sum(-1, keepdim=True)) / k
+    return torch.where(finite, out, -torch.inf).squeeze(-1).to(x.dtype)
