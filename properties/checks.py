@@ -816,10 +816,11 @@ def properties_for(q: Quantity, framework: str, dtypes=DTYPES) -> list[Property]
     props.append(Property("nan[float64]", "conformance", nonfinite.draw(_draw_case("moderate", "float64", False)),
                           nonfinite.check_nan, "a NaN entry gives NaN in every output it affects (or a ValueError); "
                           "a finding is of severity range", dtype="float64"))
-    props.append(Property("inf[float64]", "conformance",
-                          nonfinite.draw(_draw_case("moderate", "float64", False), nonfinite.INF_KINDS), nonfinite.check_inf,
-                          "a +inf entry gives the formula's value where it has one, else NaN (or a ValueError); "
-                          "a finding is of severity range", dtype="float64"))
+    if any(a.kind in nonfinite.INF_KINDS for a in q.args):  # probabilities and labels have no +inf
+        props.append(Property("inf[float64]", "conformance",
+                              nonfinite.draw(_draw_case("moderate", "float64", False), nonfinite.INF_KINDS), nonfinite.check_inf,
+                              "a +inf entry gives the formula's value where it has one, else NaN (or a ValueError); "
+                              "a finding is of severity range", dtype="float64"))
     if framework == "jax":
         for dt in ("float32", "float64"):
             props.append(Property(f"jit[{dt}]", "conformance", _draw_case("moderate", dt, False),
