@@ -37,12 +37,12 @@ OPEN: dict = {
        "(inter's width over the union), ours give 0 or 5.9e-285.  Drawn by another derandomised seed (the seed "
        "hashes the engine's source, which changed during that run), not by today's; boxes of 1e284 px are far "
        "outside the typical domain (≤ 8192 px)" for q in ("box_iou", "diou", "ciou")},
-    ("soft_argmax", "stability[float32]"): "jax only, a range finding drawn by the installed package's seed "
+    **{("soft_argmax", f"stability[{dt}]"): "jax only, a range finding drawn by the installed package's seed "
     "(session 12, CI; the seed hashes the engine's file): x rows like [-1.9, -5802, 0, -1333] at k = 46.5, "
     "∂/∂x of -6.79e-37 (a result of scale 1.2e-34, below the typical domain's 1e-30) comes out 0 because "
     "exp(k·(x_i − max)) = exp(-88.4) = 4.5e-39 is subnormal in float32 and XLA on the CPU flushes subnormal "
     "intermediates to zero (torch keeps them); the checker accepts flushed inputs (checks.flushed), not yet "
-    "flushed intermediates",
+    "flushed intermediates (nox -s report found the same at bfloat16, computed in float32)" for dt in ("float32", "bfloat16")},
 }
 
 
