@@ -437,9 +437,11 @@ def _overall(results: dict, rows: tuple[SummaryRow, ...], audits: list[dict], cl
     for row in others:
         tp.update(row.conformance)
     claim_status = Counter(c.status for c in claims)
-    verdict = "FAIL" if conformance["fails"] or conformance["error"] else "PASS" if conformance["holds"] else "NO RESULTS"
     severities = Counter(text(r.get("severity")) for a in audits if bool(a.get("third_party")) == theirs_report
                          for r in _dicts(a.get("results")) if not _is_contract(r) and r.get("verdict") == "fails")
+    # the default gate (properties.severity): a bug or an error fails; accuracy and range findings are reported
+    at_gate = conformance["error"] + sum(n for s, n in severities.items() if s not in ("accuracy", "range"))
+    verdict = "FAIL" if at_gate else "PASS" if conformance["holds"] else "NO RESULTS"
     known = sum(bool(r.get("known")) for a in audits if bool(a.get("third_party")) == theirs_report
                 for r in _dicts(a.get("results")) if not _is_contract(r) and r.get("verdict") in FAILING_VERDICTS)
     explanation = (
@@ -447,7 +449,9 @@ def _overall(results: dict, rows: tuple[SummaryRow, ...], audits: list[dict], cl
         f"{conformance['holds']} hold, {conformance['fails']} fail "
         f"({severities['bug']} bug, {severities['accuracy']} accuracy, {severities['range']} range), "
         f"{conformance['error']} error, {conformance['skipped']} skipped"
-        + (f" ({known} of the failures and errors explained by a known deviation)" if known else "") + ". "
+        + (f" ({known} of the failures and errors explained by a known deviation)" if known else "")
+        + ("; the verdict is at the default gate, bug: accuracy and range findings are reported, not counted"
+           if severities["accuracy"] or severities["range"] else "") + ". "
         f"Claims: {claim_status['refuted']} refuted, {claim_status['failed']} failed. "
         + (f"Third-party code ({len(others)} target(s), not in this verdict): {tp['holds']} hold, "
            f"{tp['deviates']} deviate by a declared convention, {tp['fails']} fail, {tp['error']} error. " if others else "")
