@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .severity import DEFAULT_GATE, at_gate
+from .severity import DEFAULT_GATE, SEVERITIES, at_gate
 
 #: verdicts that pass an audit at any gate: a deviation by a declared convention is not a failure
 PASSING = ("holds", "deviates", "skipped")
@@ -193,11 +193,16 @@ class AuditResult:
 
     def summary(self) -> str:
         """One line: the verdict at the gate and the findings by severity."""
-        counts = {s: sum(r.verdict == "fails" and r.severity == s for r in self.findings) for s in ("bug", "accuracy", "range")}
-        errors = sum(r.verdict == "error" for r in self.results)
-        found = ", ".join(f"{n} {s}" for s, n in counts.items()) + (f", {errors} error" if errors else "")
         return (f"{self.target} as {self.quantity} ({self.framework}, {self.device}): "
-                f"{'PASS' if self.passed else 'FAIL'} at gate {self.gate}; findings: {found}")
+                f"{'PASS' if self.passed else 'FAIL'} at gate {self.gate}; findings: {findings_text(self.results)}")
+
+
+def findings_text(results) -> str:
+    """"2 bug, 1 accuracy, 0 range, 1 error": the conformance findings among ``results`` by severity."""
+    conformance = [r for r in results if r.kind == "conformance"]
+    counts = {s: sum(r.verdict == "fails" and r.severity == s for r in conformance) for s in SEVERITIES}
+    errors = sum(r.verdict == "error" for r in conformance)
+    return ", ".join(f"{n} {s}" for s, n in counts.items()) + (f", {errors} error" if errors else "")
 
 
 #: the order findings are shown in: what fails the default gate first

@@ -257,12 +257,9 @@ def _audit_here(args):
 
 
 def severity_summary(records) -> str:
-    """"2 bug, 1 accuracy, 0 range, 1 error" for conformance records (properties.severity)."""
-    from losscheck.properties.severity import SEVERITIES
-    counts = {s: sum(r["verdict"] == "fails" and r.get("severity") == s for r in records) for s in SEVERITIES}
-    text = ", ".join(f"{n} {s}" for s, n in counts.items())
-    errors = sum(r["verdict"] == "error" for r in records)
-    return text + (f", {errors} error" if errors else "")
+    """"2 bug, 1 accuracy, 0 range, 1 error" for result records (properties.results.findings_text)."""
+    from losscheck.properties.results import PropertyResult, findings_text
+    return findings_text(PropertyResult.from_record(r) for r in records)
 
 
 def _write_json(path, data):

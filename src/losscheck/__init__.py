@@ -68,7 +68,6 @@ def audit(fn, quantity: str, *, framework: str | None = None, device: str = "cpu
     from losscheck import spec
     from losscheck.properties import engine
     from losscheck.properties.results import AuditResult
-    from losscheck.properties.severity import GATES
     if not isinstance(max_examples, int) or isinstance(max_examples, bool) or max_examples < 1:
         raise ValueError(f"max_examples must be a positive integer, got {max_examples!r}")
     if not callable(fn):
@@ -76,8 +75,6 @@ def audit(fn, quantity: str, *, framework: str | None = None, device: str = "cpu
     from losscheck.impls.adapters.conventions import named
     q = spec.get(quantity)  # ValueError listing the known names
     conventions = tuple(named(c, q) for c in ((convention,) if isinstance(convention, str) else convention))
-    if gate not in GATES:
-        raise ValueError(f"gate must be one of {GATES}, got {gate!r}")
     if framework is not None and framework not in ("torch", "jax"):
         raise ValueError(f"framework must be 'torch' or 'jax', got {framework!r}")
     module, name = getattr(fn, "__module__", None) or "", getattr(fn, "__qualname__", type(fn).__name__)
