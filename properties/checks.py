@@ -31,7 +31,7 @@ from hypothesis import assume
 from losscheck.spec import Reference
 from losscheck.spec.quantity import ARRAY_KINDS, Quantity
 
-from . import domain, frameworks, nonfinite, purity
+from . import domain, frameworks, mixed, nonfinite, purity
 from .dtypes import DTYPES, as_float, between, compare, compute_bits, mantissa_bits, max_finite, rel_step, row_scale, spacing, tiny
 from .severity import classify
 from .strategies import EXTRA_KINDS, arguments, cotangents
@@ -276,7 +276,8 @@ def claim_snippet(target, calls):
     the gradient of sum(output)), so that pasting it shows the numbers the claim compared."""
     blocks = ["\n".join(_snippet_header(target))]
     for i, c in enumerate(calls):
-        body = snippet(target, c["args"], "float64", cotangent=c.get("cotangent"), wrt=c.get("wrt"), body_only=True)
+        body = snippet(target, c["args"], "float64", cotangent=c.get("cotangent"), wrt=c.get("wrt"),
+                       jit=c.get("jit", False), body_only=True)
         body = "\n".join(line for line in body.splitlines() if line != "print(out.dtype, tuple(out.shape))")
         what = f"gradient of sum(out) w.r.t. {c['wrt']}" if c.get("wrt") else "value"
         blocks.append(f"# call {i + 1} of {len(calls)}: {what}\n{body}")
@@ -416,6 +417,21 @@ def _outcome_from_compare(got, ref, sens, dtype, n, what, target, args, referenc
 
 
 
+def _violation_outcome(target, args, dtype, v, **snip):
+    """A failed mixed forward–backward criterion (:mod:`properties.mixed`) as an Outcome: on the
+    typical domain a bug beyond the practical tolerance, accuracy within it; range outside."""
+    off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
+    if not off and domain.degenerate_box(target.quantity, args, v.index):
+        off = "a degenerate box (zero area): the catalogue asks only for a finite result there"
+    unit = spacing(max(abs(v.expected), abs(v.got), 1.0), dtype)
+    cot = snip.get("cotangent")
+    return Outcome(False, v.excess / unit, v.allowed / unit, v.describe(), _fmt(np.float64(v.expected)),
+                   _fmt(np.float64(v.got)), snippet(target, args, dtype, **snip), _inputs_text(target.quantity, args),
+                   severity=classify(off_domain=off, within_practical=v.within_practical), off_domain=off,
+                   facts=facts(v.check, args, index=v.index, got=v.got, expected=v.expected,
+                               **({} if cot is None else {"cotangent": np.asarray(cot).tolist()})))
+
+
 def _raise_outcome(target, args, dtype, exc, what, **snip):
     off = domain.tier(target.quantity, args, dtype, snip.get("cotangent"))
     return Outcome(False, math.inf, 0.0, f"{what}: raised {type(exc).__name__}: {exc}", None, None,
@@ -512,6 +528,9 @@ def check_value(target, case, *, jit=False):
                                 reference_at=lambda a: reference_value(target, a, step),
                                 rounded=lambda: rounded_value(target, args, dtype), jit=jitted,
                                 normwise=q.output != "row", unit=1.0)  # a vector output (softmax): per sample
+    if out.ok and (v := mixed.image_violation(q, _reference_args(target, args), got, dtype, n, q.passes_of(args),
+                                              target.native_half, target.complement)) is not None:
+        return _violation_outcome(target, args, dtype, v, jit=jitted)
     if out.ok and note:
         out.note = note
     if not out.ok and not target.complement:  # a loss 1 − q audited as the score q: say so
@@ -530,7 +549,7 @@ def check_gradient(target, case):
         return check_gradient_finite(target, case)
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
-    worst = None
+    worst, grads, jit = None, {}, False
     for wrt in (a.name for a in q.grad_args):
         if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
             continue  # integer labels given for a target: nothing to differentiate
@@ -541,13 +560,18 @@ def check_gradient(target, case):
         except Exception as e:
             return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
         step = rel_step(dtype, n, q.passes_of(args), target.native_half)
-        out = _outcome_from_compare(fw.numpy(g), ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
+        grads[wrt] = fw.numpy(g)
+        out = _outcome_from_compare(grads[wrt], ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
                                     reference_at=lambda a, wrt=wrt, step=step: reference_vjp(target, a, w, wrt, step),
                                     rounded=lambda wrt=wrt: rounded_vjp(target, args, w, wrt, dtype), cotangent=w, wrt=wrt,
                                     jit=jit, normwise=True, unit=_gradient_unit(w, args[wrt]))
         if not out.ok:
             return out
         worst = out if worst is None or out.max_ulps > worst.max_ulps else worst
+    rargs = _reference_args(target, args)
+    if grads and (v := mixed.shift_violation(q, rargs, w, grads, dtype, n, q.passes_of(args), target.native_half,
+                                             target.complement, lambda a: Reference(q).vjp_terms(rargs, w, a))) is not None:
+        return _violation_outcome(target, args, dtype, v, cotangent=w, wrt=v.moved[0], jit=jit)
     return worst if worst is not None else Outcome(True)
 
 
@@ -644,8 +668,9 @@ def _claim_check(claim):
         def impl(**kw):
             pinned(kw)
             full = {**args, **kw}
-            out = fw.numpy(call(target, _native_args(target, full, "float64")))
-            calls.append({"args": full, "out": out})
+            out, jit = evaluate(target, _native_args(target, full, "float64"))  # jitted where it traces
+            out = fw.numpy(out)
+            calls.append({"args": full, "out": out, "jit": jit})
             return _as_canonical(target, full, out)
 
         def grad(wrt, **kw):
@@ -655,9 +680,10 @@ def _claim_check(claim):
             pinned(kw)
             full = {**args, **kw}
             native = _native_args(target, full, "float64")
-            ones = np.ones(np.shape(_as_canonical(target, full, fw.numpy(call(target, native)))))  # impl's, unrecorded
-            g = fw.numpy(fw.vjp(lambda **a: call(target, a), native, wrt, fw.array(ones, "float64", target.device)))
-            calls.append({"args": full, "out": g, "wrt": wrt, "cotangent": ones})
+            ones = np.ones(np.shape(_as_canonical(target, full, fw.numpy(evaluate(target, native)[0]))))  # unrecorded
+            g, jit = evaluate(target, native, wrt, fw.array(ones, "float64", target.device))
+            g = fw.numpy(g)
+            calls.append({"args": full, "out": g, "wrt": wrt, "cotangent": ones, "jit": jit})
             return _as_canonical(target, full, g, ones, wrt)
         impl.grad = grad
         try:

@@ -130,6 +130,8 @@ class PropertyResult:
             what = "NaN"
         elif c.got_value is not None and abs(c.got_value) == float("inf"):
             what = "an infinity"
+        elif check in ("image", "image sum", "invariance"):  # properties.mixed
+            what = "a result no nearby input gives"
         else:
             what = "a wrong value"
         return f"{check}: {what}"

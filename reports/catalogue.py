@@ -1,7 +1,8 @@
 """A quantity's catalogue entry as text, from the registry (``losscheck show NAME``).
 
 Everything comes from :mod:`spec`: the summary, the formula, the canonical signature with each
-argument's kind and meaning, the conventions, masking, and the claims — symbolic ones with their
+argument's kind and meaning, the conventions, masking, the exact range and invariances every
+result is held to (properties.mixed), and the claims — symbolic ones with their
 status (proved, proved on instances, refuted), proved here and now by SymPy; numerical ones with
 their tolerance (each is a property ``claim:NAME`` of every audit).
 """
@@ -32,6 +33,10 @@ def entry(name: str, prove: bool = True) -> str:
         lines.append(wrap.fill(f"convention: {c}"))
     if q.reference:
         lines.append(wrap.fill(f"reference: {q.reference}"))
+    if q.image is not None:  # checked on every value, whatever the condition number (properties.mixed)
+        lines.append(wrap.fill(f"range: {q.image.reason} — a result outside it, beyond its own rounding, is a finding"))
+    for s in q.shifts:
+        lines.append(wrap.fill(f"invariance: {s.statement} — checked on every gradient"))
     if q.claims:
         lines += ["", "claims:"]
     for c in q.symbolic_claims:

@@ -8,7 +8,7 @@ new family is a new module, nothing else to register).
 import importlib
 import pkgutil
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, Masking, NumericalClaim, Quantity, SymbolicClaim
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, Masking, NumericalClaim, Quantity, Shift, SymbolicClaim
 from .reference import Reference
 
 QUANTITIES: dict = {}
@@ -28,4 +28,4 @@ def get(name: str) -> Quantity:
 
 
 __all__ = ["QUANTITIES", "get", "Arg", "ClaimResult", "Comparison", "Definition", "Masking",
-           "NumericalClaim", "Quantity", "SymbolicClaim", "Reference"]
+           "Image", "NumericalClaim", "Quantity", "Reference", "Shift", "SymbolicClaim"]

@@ -38,7 +38,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, NumericalClaim, Quantity, SymbolicClaim
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, NumericalClaim, Quantity, Shift, SymbolicClaim
 
 SOURCE = ("catalogue §5 (seed 001); Rezatofighi et al., 'Generalized Intersection over Union', CVPR 2019; "
           "Zheng et al., 'Distance-IoU Loss', AAAI 2020")
@@ -527,12 +527,21 @@ _DEGENERATE = ("degenerate boxes (zero width or height) are outside the domain, 
 _CONTINUOUS = "continuous coordinates: seed 001's get_iou adds 1 to widths and heights (pixel convention) and differs"
 
 
-def _quantity(name, key, summary, formula, claims, conventions=()):
+#: moving both boxes moves nothing: Σ ∂f/∂(x coordinates) = 0 and Σ ∂f/∂(y coordinates) = 0 at every input
+_TRANSLATIONS = (
+    Shift("f(a + (s, 0, s, 0), b + (s, 0, s, 0)) = f(a, b), so the x-coordinate gradients sum to 0",
+          {"a": (1, 0, 1, 0), "b": (1, 0, 1, 0)}),
+    Shift("f(a + (0, s, 0, s), b + (0, s, 0, s)) = f(a, b), so the y-coordinate gradients sum to 0",
+          {"a": (0, 1, 0, 1), "b": (0, 1, 0, 1)}),
+)
+
+
+def _quantity(name, key, summary, formula, claims, image, conventions=()):
     return Quantity(
         name=name, family="boxes", summary=summary, formula=formula, args=(_A, _B), output="row",
         build=_builder(key), structure=_structure, differentiable=_differentiable,
         conventions=(_CONTINUOUS, _DEGENERATE, "elementwise over (..., 4) pairs; loss = 1 − value") + conventions,
-        reference=SOURCE, invalid=_INVALID, claims=claims)
+        reference=SOURCE, invalid=_INVALID, claims=claims, image=image, shifts=_TRANSLATIONS)
 
 
 BOX_IOU = _quantity(
@@ -549,7 +558,8 @@ BOX_IOU = _quantity(
         NumericalClaim("disjoint_gradient", "∇IoU = 0 for disjoint boxes", _check_iou_disjoint_gradient,
                        "exact: IoU ≡ 0 on an open set around a disjoint pair (the clamped intersection width is 0 "
                        "with derivative 0), so reverse mode multiplies exact zeros", source=SOURCE),
-    ))
+    ),
+    Image("|a ∩ b| ≤ |a ∪ b|: in [0, 1]", 0.0, 1.0))
 
 GIOU = _quantity(
     "giou", "giou", "generalized IoU (Rezatofighi et al. 2019)", "IoU − |C \\ (a ∪ b)| / |C|",
@@ -570,7 +580,8 @@ GIOU = _quantity(
                        "nonzero exactly; the closed form h_a/|C| (one division of exact grid values) within 16 eps "
                        "relative: ∂GIoU/∂a_x2 = ∂(|a ∪ b|/|C|)/∂a_x2 is a single term (C does not move), formed in "
                        "reverse mode through ~8 products and quotients, each ≤ 1 ulp", source=SOURCE),
-    ))
+    ),
+    Image("−1 < GIoU ≤ IoU ≤ 1", -1.0, 1.0))
 
 DIOU = _quantity(
     "diou", "diou", "distance IoU (Zheng et al. 2020)", "IoU − ρ²/c²",
@@ -581,6 +592,7 @@ DIOU = _quantity(
                        "4 eps: IoU from exact areas (one rounding), ρ²/c² ≤ 1 from exact squares (one rounding), "
                        "one final subtraction", source=SOURCE),
     ),
+    Image("−1 ≤ DIoU ≤ IoU ≤ 1", -1.0, 1.0),
     conventions=("ρ: distance between the box centres; c: the diagonal of the smallest enclosing box C",))
 
 CIOU = _quantity(
@@ -594,6 +606,7 @@ CIOU = _quantity(
                        "4 eps: α·v ≥ 0 and ρ²/c² ≥ 0 are each rounded once from exact inputs, IoU once",
                        source=SOURCE),
     ),
+    Image("−2 ≤ CIoU ≤ IoU ≤ 1 (α, v ∈ [0, 1])", -2.0, 1.0),
     conventions=("α = v/((1 − IoU) + v) is a stop-gradient (Zheng et al. 2020): gradients hold it constant; "
                  "α = 0 where (1 − IoU) + v = 0 (a = b)",))
 

@@ -15,7 +15,20 @@ import zlib
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, Masking, NumericalClaim, Quantity, SymbolicClaim, is_masked
+from .quantity import (
+    Arg,
+    ClaimResult,
+    Comparison,
+    Definition,
+    Image,
+    Masking,
+    NumericalClaim,
+    Quantity,
+    Shift,
+    SymbolicClaim,
+    exponent_size,
+    is_masked,
+)
 from .smoothing import softmax_expr
 
 SEED000 = "seed 000 (Su, 'How to Train Your Accuracy?', EXACT); catalogue §2"
@@ -380,6 +393,9 @@ CROSS_ENTROPY = Quantity(
                                        doc="int labels of shape logits.shape[:-1], or probabilities of logits' shape")),
     output="row", build=_build_ce,
     masking=Masking("logits", empty=None, weights="target"),
+    image=Image("−Σ t log softmax ≥ 0: every log-probability is ≤ 0", 0.0),
+    shifts=(Shift("CE(x + c, t) = CE(x, t), so Σ_i ∂CE/∂x_i = 0", {"logits": None}, 0.0,
+                  lambda logits, **_: exponent_size(logits)),),
     claims=(
         SymbolicClaim("ce_is_h_plus_kl", "CE(P, Q) = H(P) + KL(P‖Q)", claim_ce_h_kl, SEED003),
         SymbolicClaim("gradient_softmax_minus_target", "∂CE/∂logits = softmax(logits) − target (Σ target = 1)",
@@ -404,6 +420,7 @@ ENTROPY = Quantity(
     formula="H(p) = −Σ_i p_i log p_i, 0·log 0 = 0",
     args=(Arg("p", "simplex", grad=True),), output="row", build=_build_entropy,
     masking=Masking("p", empty=0.0, value=0.0),
+    image=Image("0 ≤ H(p) ≤ log n", 0.0, lambda p, **_: float(np.log(np.shape(p)[-1]))),
     claims=(
         SymbolicClaim("uniform_symbolic", "H(uniform(n)) = log n", claim_entropy_uniform, SEED003),
         NumericalClaim("range", "0 ≤ H(p) ≤ log n", _check_entropy_range,
@@ -422,6 +439,7 @@ KL_DIVERGENCE = Quantity(
     formula="KL(p‖q) = Σ_i p_i log(p_i / q_i), 0·log(0/q) = 0, p > 0 = q gives +∞",
     args=(Arg("p", "simplex", grad=True), Arg("q", "simplex", grad=True)), output="row", build=_build_kl,
     masking=Masking("p", empty=0.0, value=0.0),
+    image=Image("KL ≥ 0 (Gibbs' inequality)", 0.0),
     claims=(
         SymbolicClaim("seed003_kl_typo", "seed 003's KL(P‖Q) = Σ P log(P + Q) is a divergence", claim_seed003_kl, SEED003),
         NumericalClaim("nonnegative", "KL(p‖q) ≥ 0 (Gibbs)", _check_kl_nonnegative,
@@ -440,6 +458,9 @@ SOFT_ACCURACY = Quantity(
     formula="softacc(x, y) = softmax(x)_y",
     args=(Arg("logits", "vector"), Arg("labels", "label")), output="row", build=_build_soft_accuracy,
     masking=Masking("logits", empty=None, weights="labels"),
+    image=Image("a probability: softmax(x)_y ∈ [0, 1]", 0.0, 1.0),
+    shifts=(Shift("softmax(x + c)_y = softmax(x)_y, so Σ_i ∂/∂x_i = 0", {"logits": None}, 0.0,
+                  lambda logits, **_: exponent_size(logits)),),
     claims=(
         SymbolicClaim("onehot_limit", "at one-hot predictions soft accuracy = accuracy", claim_soft_accuracy_limit, SEED004),
         SymbolicClaim("gumbel_max_symbolic", "P(y = argmax(x + g)) = softmax(x)_y, g i.i.d. standard Gumbel", claim_gumbel_max,
@@ -459,6 +480,7 @@ LOGISTIC_LOSS = Quantity(
     summary="logistic loss of a score f against a label l ∈ {−1, +1}",
     formula="ℓ(f, l) = log(1 + exp(−l·f))",
     args=(Arg("f", "vector"), Arg("l", "sign")), output="vector", build=_build_elementwise(logistic_expr),
+    image=Image("log(1 + e^{−l·f}) > 0", 0.0),
     claims=(
         SymbolicClaim("calibration", "argmin_f η ℓ(f, +1) + (1 − η) ℓ(f, −1) = log(η/(1 − η))", claim_logistic_calibration, SEED003),
         SymbolicClaim("toy_optimum", "seed 000 toy data: Σ logistic loss of f = x − b is minimised at b ≈ 0.70009",
@@ -482,6 +504,7 @@ HINGE_LOSS = Quantity(
     formula="ℓ(f, l) = max(0, 1 − l·f)",
     args=(Arg("f", "vector"), Arg("l", "sign")), output="vector", build=_build_elementwise(hinge_expr),
     differentiable=_not_kink,
+    image=Image("max(0, 1 − l·f) ≥ 0", 0.0),
     claims=(
         SymbolicClaim("calibration", "argmin_f η ℓ(f, +1) + (1 − η) ℓ(f, −1) = sign(2η − 1)", claim_hinge_calibration, SEED003),
         SymbolicClaim("toy_optimum", "seed 000 toy data: Σ hinge loss of f = x − b is minimised exactly on [0.75, 1]",

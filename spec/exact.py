@@ -18,7 +18,7 @@ import zlib
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, NumericalClaim, Quantity, SymbolicClaim
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, NumericalClaim, Quantity, Shift, SymbolicClaim, exponent_size
 
 SEED000 = "seed 000 (Su, 'How to Train Your Accuracy?', EXACT); catalogue §2"
 EPS64 = float(np.finfo(np.float64).eps)
@@ -125,6 +125,9 @@ EXACT_ACCURACY = Quantity(
     formula="EXACT(mu, σ, y) = ∫ φ(z) Π_{j≠y} Φ(z + (mu_y − mu_j)/σ) dz",
     args=(Arg("mu", "vector"), Arg("sigma", "positive"), Arg("labels", "label")),
     output="row", build=_build_exact,
+    image=Image("a probability: EXACT ∈ [0, 1]", 0.0, 1.0),
+    shifts=(Shift("EXACT depends on mu only through the differences mu_y − mu_j, so Σ_i ∂/∂mu_i = 0",
+                  {"mu": None}, 0.0, lambda mu, sigma=1.0, **_: exponent_size(mu, 1.0 / sigma)),),
     claims=(
         SymbolicClaim("two_class_closed_form", "n = 2: EXACT = Φ((mu_y − mu_j)/(σ√2))", claim_two_class, SEED000),
         SymbolicClaim("two_class_sum", "n = 2: the two labels' probabilities sum to 1", claim_two_class_sum, SEED000),

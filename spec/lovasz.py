@@ -40,7 +40,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, NumericalClaim, Quantity, SymbolicClaim
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, NumericalClaim, Quantity, SymbolicClaim
 
 SOURCE = ("Berman, Rannen Triki, Blaschko, 'The Lovász-Softmax loss: a tractable surrogate for the optimization of the "
           "intersection-over-union measure in neural networks', CVPR 2018 (arXiv:1705.08790); catalogue §4")
@@ -496,6 +496,7 @@ LOVASZ_HINGE = Quantity(
                  "relu'(0) = 0; gradients w.r.t. logits only"),
     reference=SOURCE,
     invalid={"labels": ["value 2", "wrong shape"], "logits": ["integer array"]},
+    image=Image("Σ_t g_t relu(e_(t)) ≥ 0: the Lovász extension of the increasing Jaccard loss has g_t ≥ 0", 0.0),
     claims=_SHARED_CLAIMS + (
         SymbolicClaim("empty_ground_truth", "G = ∅: the loss is relu of the largest error", claim_empty_ground_truth, SOURCE),
         NumericalClaim("jaccard_at_binary", "at logits making binary errors, the loss is the set Jaccard loss",
@@ -525,6 +526,7 @@ LOVASZ_SOFTMAX = Quantity(
                  "gradients w.r.t. probs only"),
     reference=SOURCE,
     invalid={"labels": ["label n", "label -1", "wrong shape"], "probs": ["above 1", "negative entry", "integer array"]},
+    image=Image("a mean of Lovász extensions of the Jaccard loss at errors in [0, 1]: in [0, 1]", 0.0, 1.0),
     claims=_SHARED_CLAIMS + (
         SymbolicClaim("miou_at_onehot", "at one-hot probabilities the loss is 1 − mean IoU over the present classes",
                       claim_softmax_miou, SOURCE),

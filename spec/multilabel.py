@@ -21,7 +21,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, Masking, NumericalClaim, Quantity, SymbolicClaim, is_masked
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, Masking, NumericalClaim, Quantity, SymbolicClaim, is_masked
 
 SOURCE = "seed 002 (Su, 'A Soft-Label Version of Multi-label Softmax + Cross-Entropy', 2022); catalogue §3"
 EPS64 = float(np.finfo(np.float64).eps)
@@ -526,6 +526,7 @@ ZLPR = Quantity(
     ),
     reference=SOURCE,
     invalid={"targets": ["above 1", "negative entry", "wrong shape"], "scores": ["integer array"]},
+    image=Image("log(1 + Σ …) + log(1 + Σ …) ≥ 0", 0.0),
     claims=(
         SymbolicClaim("hard_labels_symbolic", "at t ∈ {0,1}: zlpr = log(1 + Σ_{neg} e^{s}) + log(1 + Σ_{pos} e^{−s})",
                       claim_hard_labels, SOURCE),
@@ -583,6 +584,7 @@ ZLPR_PROBABILITY = Quantity(
                  "and underflows to 0 for s ≲ −372.5"),
     reference=SOURCE,
     invalid={"scores": ["integer array"]},
+    image=Image("a probability: σ(2s) ∈ [0, 1]", 0.0, 1.0),
     claims=(
         SymbolicClaim("is_zlpr_optimum", "t = zlpr_probability(s) satisfies t e^{−s} = (1 − t) e^{s}, zlpr's optimum",
                       claim_probability_optimum, SOURCE),

@@ -40,7 +40,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, NumericalClaim, Quantity, SymbolicClaim
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, NumericalClaim, Quantity, SymbolicClaim
 
 SOURCE = "seed 001 ('optimizing directly for the metric': soft F1, Dice loss); catalogue §4"
 VNET = "Milletari, Navab & Ahmadi, 'V-Net', 3DV 2016 (squared Dice)"
@@ -463,6 +463,7 @@ SOFT_F1 = Quantity(
     ),
     reference=SOURCE,
     invalid={**_INVALID, "eps": [-1.0]},
+    image=Image("2·p·t ≤ p + t on [0, 1]: in [0, 1]", 0.0, 1.0),
     claims=(
         SymbolicClaim("seed_form", "seed 001's 2tp/(2tp + fn + fp + eps) = 2Σpt/(Σp + Σt + eps)", claim_seed_f1_form, SOURCE),
         SymbolicClaim("eps_is_dice_smooth", "soft_f1 with eps is per-column dice with smooth = eps",
@@ -492,6 +493,7 @@ DICE = Quantity(
     ),
     reference=f"{SOURCE}; {VNET}",
     invalid={**_INVALID, "smooth": [-1.0]},
+    image=Image("2·p·t ≤ p + t and 2·p·t ≤ p² + t²: in [0, 1]", 0.0, 1.0),
     claims=(
         SymbolicClaim("binary_sets", "at binary inputs dice is the set Dice 2|P∩T|/(|P| + |T|)", claim_binary_sets, SOURCE),
         SymbolicClaim("dice_jaccard_relation", "smooth = 0: dice = 2J/(1 + J), for soft inputs too",
@@ -528,6 +530,7 @@ JACCARD = Quantity(
     ),
     reference=SOURCE,
     invalid={**_INVALID, "smooth": [-1.0]},
+    image=Image("Σ p·t ≤ Σ p + Σ t − Σ p·t on [0, 1]: in [0, 1]", 0.0, 1.0),
     claims=(
         SymbolicClaim("binary_sets", "at binary inputs jaccard is the set IoU |P∩T|/|P∪T|", claim_binary_sets, SOURCE),
         SymbolicClaim("empty_sets", "empty sets give 1 with a zero gradient at smooth = 0", claim_empty, "catalogue §4"),

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
 import sympy as sp
 
 REQUIRED = object()
@@ -221,6 +222,59 @@ class Masking:
     weights: str | None = None
 
 
+def _resolve(v, args):
+    return v(**args) if callable(v) else v
+
+
+@dataclass(frozen=True)
+class Image:
+    """The exact range of a quantity: at every input, ``lo ≤ f ≤ hi`` (each a number, or a
+    callable of the arguments — float64 NumPy arrays as drawn, scalars — giving an array
+    broadcastable to the output), and for a vector output ``Σ_i f_i = row_sum`` per sample.
+
+    A result outside it is one no input within the dtype's rounding of the given one produces (a
+    probability above 1, a negative loss, a softmax summing to 1.01): the mixed forward–backward
+    criterion, which holds however ill-conditioned the input (properties.checks
+    applies it after the comparison with the reference, whose tolerance grows with the
+    condition number)."""
+
+    reason: str
+    lo: float | Callable = float("-inf")
+    hi: float | Callable = float("inf")
+    row_sum: float | Callable | None = None
+    #: per sample, the size of the exponents the entries are formed with (as Shift.exponent), for
+    #: the row sum's allowance: exp(k(x − lse)) carries the rounding of lse into every entry
+    exponent: Callable | None = None
+
+    def bounds(self, args: Mapping[str, Any]):
+        return _resolve(self.lo, args), _resolve(self.hi, args)
+
+    def total(self, args: Mapping[str, Any]):
+        return None if self.row_sum is None else _resolve(self.row_sum, args)
+
+
+@dataclass(frozen=True)
+class Shift:
+    """An exact invariance under translation: ``f(x + c·d) = f(x) + rate·c`` for every real c,
+    hence at every input ``Σ_i d_i ∂f/∂x_i = rate`` per sample (for a vector output, each entry:
+    the vector-Jacobian product then sums to rate·Σ w).  ``direction`` maps every argument moved
+    to its per-entry coefficients (None: 1 for every entry).  The identity holds at every input
+    near the given one, so a gradient that breaks it beyond the rounding of its own entries is one
+    no nearby input has (a logsumexp gradient that cannot be a softmax), however ill-conditioned
+    the point.
+
+    ``exponent(**args)``: per sample, the size of the exponents the arguments enter (k·max|x|
+    for a logsumexp).  A backward that reuses the forward's stored output, as exp(k(x − lse)),
+    carries that output's rounding, eps·|k·lse|, into every entry as a relative error: the
+    identity is then held to that too (torch.logsumexp's float32 gradient at |x| = 1e4 sums to
+    1 − 6e-4)."""
+
+    statement: str
+    direction: Mapping[str, Any]
+    rate: float = 0.0
+    exponent: Callable | None = None
+
+
 @dataclass(frozen=True, eq=False)  # identity hash: records are singletons, cached on
 class Quantity:
     name: str
@@ -264,6 +318,11 @@ class Quantity:
     #: the fewest rows (product of the batch shape) the properties draw: a layout-"all" sample whose
     #: labels index its rows (lovasz_softmax) needs several rows before the order of its errors matters
     min_rows: int = 1
+    #: the exact range of the outputs (a mixed forward–backward criterion, see Image)
+    image: Image | None = None
+    #: exact translation invariances, Σ_i d_i ∂f/∂x_i = rate at every input (see Shift);
+    #: layout "last" only
+    shifts: tuple = ()
 
     def __post_init__(self):
         if self.output not in ("row", "vector"):
@@ -272,6 +331,10 @@ class Quantity:
             raise ValueError(f"Quantity.layout must be one of {LAYOUTS}, got {self.layout!r}")
         if self.layout == "first" and any(a.kind in ("label", "target") for a in self.args):
             raise ValueError("layout 'first' does not support label or target arguments")
+        if self.shifts and self.layout != "last":
+            raise ValueError("Quantity.shifts holds per row: layout 'last' only")
+        if self.image is not None and self.image.row_sum is not None and self.output != "vector":
+            raise ValueError("Image.row_sum is for vector outputs")
 
     @property
     def vector_args(self) -> tuple[Arg, ...]:
@@ -316,3 +379,10 @@ class Quantity:
     @property
     def numerical_claims(self) -> tuple[NumericalClaim, ...]:
         return tuple(c for c in self.claims if isinstance(c, NumericalClaim))
+
+
+def exponent_size(x, factor=1.0):
+    """Per sample (last axis): max |factor·x_i| over the finite entries, the size of the exponents a
+    row enters (for :attr:`Shift.exponent`); 0 for a row with none."""
+    a = np.abs(np.asarray(x, dtype=np.float64) * factor)
+    return np.where(np.isfinite(a), a, 0.0).max(axis=-1, initial=0.0)

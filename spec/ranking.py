@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, NumericalClaim, Quantity, SymbolicClaim
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, NumericalClaim, Quantity, Shift, SymbolicClaim, exponent_size
 
 SOURCE = "seed 001 ('optimizing directly for the metric', AUC); catalogue §6"
 TAU = sp.Symbol("tau", positive=True)
@@ -275,6 +275,7 @@ AUC = Quantity(
                  "a good implementation is O(n log n) (sort and ranks), not O(P·N)"),
     reference=SOURCE,
     invalid={"labels": _LABEL_INVALID, "scores": ["integer array"]},
+    image=Image("a fraction of pairs: in [0, 1]", 0.0, 1.0),
     claims=(
         SymbolicClaim("complement_symbolic", "auc(s, 1 − l) = 1 − auc(s, l)", claim_auc_complement, SOURCE),
         SymbolicClaim("invariance_symbolic", "auc(g(s), l) = auc(s, l) for every strictly increasing g",
@@ -300,6 +301,9 @@ SOFT_AUC = Quantity(
                  "gradients w.r.t. scores only (labels are integers, τ is a hyperparameter)"),
     reference=SOURCE,
     invalid={"labels": _LABEL_INVALID, "tau": [0.0, -1.0, float("inf"), float("nan")], "scores": ["integer array"]},
+    image=Image("a mean of sigmoids: in [0, 1]", 0.0, 1.0),
+    shifts=(Shift("soft AUC depends on the scores only through s_i − s_j, so Σ_i ∂/∂s_i = 0", {"scores": None}, 0.0,
+                  lambda scores, tau=1.0, **_: exponent_size(scores, 1.0 / tau)),),
     claims=(
         SymbolicClaim("limit_auc", "soft_auc(s, l, τ) → auc(s, l) as τ → 0⁺, ties included", claim_limit, SOURCE),
         SymbolicClaim("complement_symbolic", "soft_auc(s, l) + soft_auc(s, 1 − l) = 1", claim_soft_complement, SOURCE),

@@ -776,6 +776,32 @@ class Reference:
                 sens[idx + (i,)] = float(total[i])
         return restore(self.q, original, grad), restore(self.q, original, sens)
 
+    @_memoised
+    def vjp_terms(self, args, cotangent, wrt: str):
+        """The running-error scale of the gradient alone, Σ_j |w_j|·|J_ji|_abs per entry of ``wrt``
+        (float64, that arg's shape; see :func:`absolute`): the size of the chain-rule terms a
+        vector-Jacobian product is formed from, which its rounding is proportional to — without
+        the input sensitivity S that :meth:`vjp` adds (properties.mixed holds an exact identity
+        of the gradient to this, whatever the condition number)."""
+        original, args = args, canonical(self.q, args)
+        batch, n = self.shapes(args)
+        w = np.broadcast_to(np.asarray(cotangent, dtype=np.float64), self.output_shape(args))
+        out = np.zeros(batch + (n,), dtype=np.float64)
+        for idx, row in self.rows(args):
+            if self._empty(row):
+                continue
+            c = self._compiled(row)
+            wrow = [w[idx]] if self.q.output == "row" else list(w[idx])
+            with mpmath.workdps(self.dps(row)):
+                xs = self._flat(c, row)
+                terms = self._vjp_and_scale_at(c, xs, wrow, wrt)[1]
+                if c.inner:
+                    adj = c.adjoint_scale(xs, wrow)
+                    cols = [k for k, (name, _) in enumerate(c.inputs) if name == wrt]
+                    terms = [t + adj[col] for t, col in zip(terms, cols)]
+            out[idx] = [float(t) for t in terms]
+        return restore(self.q, original, out)
+
     # -- the definition with every intermediate step rounded ----------------------------
     def has_steps(self, args) -> bool:
         """Whether some row's definition has intermediate steps (``Compiled.inner``)."""

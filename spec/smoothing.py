@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import sympy as sp
 
-from .quantity import Arg, ClaimResult, Comparison, Definition, Masking, NumericalClaim, Quantity, SymbolicClaim
+from .quantity import Arg, ClaimResult, Comparison, Definition, Image, Masking, NumericalClaim, Quantity, Shift, SymbolicClaim, exponent_size
 
 SOURCE = "seed 004 (Su, 'On Function Smoothing', 2019); catalogue §1"
 K = sp.Symbol("k", positive=True)
@@ -371,6 +371,33 @@ def _distinct_topk_lt_n(x, topk, **_):
     return _distinct(x) and topk < x.shape[-1]
 
 
+# -- images and invariances (the mixed forward–backward criterion: spec.quantity.Image, Shift) --
+def _lse_lo(x, **_):
+    return np.max(np.asarray(x, dtype=np.float64), axis=-1)
+
+
+def _lse_hi(x, k=1.0, **_):
+    return _lse_lo(x) + np.log(np.shape(x)[-1]) / k
+
+
+def _softmax_total(x, **_):  # an all-masked row is 0 everywhere (the masking convention)
+    return np.where(np.isneginf(np.asarray(x, dtype=np.float64)).all(axis=-1), 0.0, 1.0)
+
+
+def _k_exponent(x, k=1.0, **_):
+    return exponent_size(x, k)
+
+
+def _topk_exponent(x, topk=1, k=1.0, **_):  # y = (1 − p)·(x − min x) with 0 ≤ p ≤ topk
+    x = np.asarray(x, dtype=np.float64)
+    return k * max(int(topk), 1) * (x.max(axis=-1) - x.min(axis=-1))
+
+
+_ROW_SHIFT = {"x": None}
+_LSE_SHIFT = Shift("logsumexp(x + c) = logsumexp(x) + c, so Σ_i ∂/∂x_i = 1 (the gradient is a softmax)",
+                   _ROW_SHIFT, 1.0, _k_exponent)
+_SOFTMAX_SHIFT = Shift("softmax(x + c) = softmax(x), so Σ_i ∂/∂x_i = 0", _ROW_SHIFT, 0.0, _k_exponent)
+
 _X = Arg("x", "vector", doc="values; the last axis is reduced")
 _K = Arg("k", "positive", 1.0, doc="sharpness k > 0 (1/temperature)")
 _TOPK = Arg("topk", "count", doc="number of entries to select, 1 ≤ topk ≤ n")
@@ -389,6 +416,8 @@ LOGSUMEXP = Quantity(
     masking=Masking("x", float("-inf")),
     conventions=(_MASK_NOTE + "; empty value −inf",),
     reference=SOURCE, invalid=_INVALID,
+    image=Image("max x ≤ logsumexp(x, k) ≤ max x + log(n)/k", _lse_lo, _lse_hi),
+    shifts=(_LSE_SHIFT,),
     claims=(
         SymbolicClaim("limit_max", "lim_{k→∞} logsumexp(x, k) = max(x)", claim_lse_limit, SOURCE),
         SymbolicClaim("bounds_symbolic", "max(x) ≤ logsumexp(x, k) ≤ max(x) + log(n)/k", claim_lse_bounds, SOURCE),
@@ -410,6 +439,9 @@ SOFTMAX = Quantity(
     masking=Masking("x", 0.0),
     conventions=(_MASK_NOTE + "; empty value 0 everywhere",),
     reference=SOURCE, invalid=_INVALID,
+    image=Image("a probability vector: entries in [0, 1] summing to 1 (0 on an all-masked row)", 0.0, 1.0,
+                row_sum=_softmax_total, exponent=_k_exponent),
+    shifts=(_SOFTMAX_SHIFT,),
     claims=(
         SymbolicClaim("sum_one", "Σ_i softmax(x, k)_i = 1", claim_softmax_sum, SOURCE),
         SymbolicClaim("limit_onehot", "lim_{k→∞} softmax(x, k) = onehot(argmax x), unique maximum", claim_softmax_limit, SOURCE),
@@ -432,6 +464,8 @@ SOFT_ARGMAX = Quantity(
     masking=Masking("x", 0.0),
     conventions=(_MASK_NOTE + "; empty value 0", "indices are 0-based (seed 004 counts from 1)"),
     reference=SOURCE, invalid=_INVALID,
+    image=Image("a convex combination of the indices 0..n−1", 0.0, lambda x, **_: np.shape(x)[-1] - 1.0),
+    shifts=(_SOFTMAX_SHIFT,),
     claims=(
         SymbolicClaim("limit_argmax", "lim_{k→∞} soft_argmax(x, k) = argmax x, unique maximum", claim_soft_argmax_limit, SOURCE),
         NumericalClaim("range", "0 ≤ soft_argmax(x, k) ≤ n − 1", _check_soft_argmax_range,
@@ -453,6 +487,10 @@ SOFT_TOPK = Quantity(
                  "entries can exceed 1 (see claim entries_le_one)"),
     reference=SOURCE,
     invalid={**_INVALID, "topk": (0, "n + 1", 1.5)},
+    image=Image("topk passes of a softmax: entries in [0, topk] summing to topk", 0.0,
+                lambda topk, **_: float(topk), row_sum=lambda topk, **_: float(topk),
+                exponent=_topk_exponent),
+    shifts=(Shift("soft_topk(x + c) = soft_topk(x): the recursion starts from x − min x", _ROW_SHIFT, 0.0, _topk_exponent),),
     claims=(
         SymbolicClaim("sum_topk", "Σ_i soft_topk(x, topk, k)_i = topk", claim_topk_sum, SOURCE),
         SymbolicClaim("hard_is_topk", "with onehot(argmax) in place of softmax the recursion is the top-k indicator",

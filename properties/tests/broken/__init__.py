@@ -43,6 +43,9 @@ BROKEN = [
     Broken("lse_inf_as_empty_row", "logsumexp", "torch", _T, "inf", "a +inf entry taken for an all -inf row: -inf where "
            "the formula gives +inf (a +inf input is outside the typical domain: a range finding)", gate="range"),
     Broken("softmax_wrong_backward", "softmax", "torch", _T, "gradient", "hand-written backward drops the −p·Σ w p term"),
+    Broken("softmax_lse_off_by_ulps", "softmax", "torch", _T, "value[float32]",
+           "exp(k·x − L) with L 32·eps·|L| above logsumexp: at large, close logits within the comparison's "
+           "tolerance entry by entry, but the entries sum to 1 − 32·eps·|L| (the image's row sum)"),
     Broken("softmax_ignores_k", "softmax", "torch", _T, "value", "softmax(x) whatever k"),
     Broken("softmax_nan_all_masked", "softmax", "torch", _T, "masked", "0/0 on an all-masked row"),
     Broken("softmax_accepts_k0", "softmax", "torch", _T, "contract:k", "no validation: k = 0 returns a uniform vector"),

@@ -152,3 +152,13 @@ def lse_inf_as_empty_row(x, k=1.0):
     m = torch.where(finite, m, torch.zeros_like(m))
     out = m + torch.log(torch.exp(k * (xf - m)).sum(-1, keepdim=True)) / k
     return torch.where(finite, out, -torch.inf).squeeze(-1).to(x.dtype)
+
+
+def softmax_lse_off_by_ulps(x, k=1.0):
+    """exp(k·x − L) with L sixteen ULPs of |L| above logsumexp(k·x) (an lse from a sloppier routine).
+    Each entry is off by a relative 32·eps·|L|: within the comparison's tolerance wherever the logits
+    are large and close (S ~ k|x|), but the entries sum to 1 − 32·eps·|L|, which no input gives."""
+    _k_ok(k)
+    L = torch.logsumexp(k * x, dim=-1, keepdim=True)
+    L = L + 32 * torch.finfo(x.dtype).eps * L.abs()
+    return torch.exp(k * x - L)
