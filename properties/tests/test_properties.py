@@ -62,7 +62,8 @@ def _params():
                 for prop in properties_for(q, fw):
                     # one xdist group per (quantity, property): torch and jax share the reference cache
                     marks = [pytest.mark.xdist_group(f"{qname}-{prop.name}")]
-                    if prop.dtype in tiers.SLOW_DTYPES or (qname, fw, prop.name) in SLOW:
+                    if prop.dtype in tiers.SLOW_DTYPES or (qname, fw, prop.name) in SLOW or \
+                            (fw, prop.name.split("[")[0]) in tiers.SLOW_KINDS:
                         marks.append(pytest.mark.slow)
                     if (qname, prop.name) in OPEN:
                         marks.append(pytest.mark.xfail(reason=OPEN[qname, prop.name], strict=False))

@@ -10,10 +10,15 @@ caught at float16, e.g. ``iou_half_native``) and the textbook audits (every dtyp
 bound); single items that took 30 s or more of one core, each marked where it is defined; the
 torch ≈ jax agreement at every dtype (test_agreement.py: implied by the two value properties, which
 CI runs; 300 core-seconds); and soft_topk's wide-reverse-pass regression but for torch's cheap
-items (test_soft_topk_backward.py, 18–42 s an item).
+items (test_soft_topk_backward.py, 18–42 s an item); and the **extreme tier of the jax
+implementations** (``stability[...]``: magnitudes near the dtype's range, large sharpness), 231 of
+the 1,945 core-seconds of a CI run in session 13 (junit durations; jax compiles a program for each
+drawn shape), while CI keeps that tier for torch, whose implementations state the same formulas.
 """
 
 from losscheck.properties.dtypes import HALF
 
 #: per-dtype items (``Property.dtype``) in these dtypes are in the slow tier
 SLOW_DTYPES = HALF
+#: (framework, property kind) pairs in the slow tier at every dtype: the extreme tier of jax
+SLOW_KINDS = {("jax", "stability")}
