@@ -45,8 +45,10 @@ def floating(x, name: str, axis: str | None = None, nonempty: bool = True) -> to
 
 def unit_interval(x: torch.Tensor, name: str) -> None:
     """Entries in [0, 1] (NaN rejected); CPU tensors only."""
-    if x.device.type == "cpu" and x.numel() and not bool(((x >= 0) & (x <= 1)).all()):
-        raise ValueError(f"{name} must have entries in [0, 1]")
+    if x.device.type == "cpu" and x.numel():
+        lo, hi = torch.aminmax(x.detach())  # one pass; a NaN makes both NaN, which fails the test below
+        if not (bool(lo >= 0) and bool(hi <= 1)):
+            raise ValueError(f"{name} must have entries in [0, 1]")
 
 
 def class_labels(labels, name: str, scores: torch.Tensor, scores_name: str) -> torch.Tensor:

@@ -109,6 +109,103 @@ def _pivot_exponentials(x):
     return c, is_p, e, s1
 
 
+# -- cross-entropy: closed-form derivative -------------------------------------------------------
+
+def _ce_rows(x):
+    """Row statistics of the cross-entropy: ``(c, s1, unique)``, each of shape ``(..., 1)``.
+
+    ``c`` is the row maximum (0 on rows whose maximum is not finite), ``s1 =
+    sum_{i != p} exp(x_i - c)`` for the pivot ``p`` (the first maximal entry;
+    ``+inf`` on rows with a ``+inf`` entry), ``unique`` whether the maximum is
+    attained once. No index is formed: ``w_i = min(-(x_i - c) * max, 1)`` is 0
+    at the maximal entries and 1 elsewhere (also at ``-inf``; NaN at NaN), so
+    ``s1 = sum_i w_i e_i + (k - 1)`` with ``k = n - sum_i w_i`` maximal entries
+    (each ``e = 1``): the pivot's 1 is left out exactly, as in the module
+    docstring. Only reductions of fused elementwise expressions, no gather.
+    """
+    n = x.shape[-1]
+    m = jnp.max(x, axis=-1, keepdims=True)
+    c = jnp.where(jnp.isfinite(m), m, 0.0)
+    big = -jnp.finfo(x.dtype).max
+    z = x - c
+    s_rest = jnp.sum(jnp.exp(z) * jnp.minimum(z * big, 1.0), axis=-1, keepdims=True)
+    # the count of maximal entries, summed (exactly: integers below 2^24) over a view of the row as
+    # (a, n / a): on XLA:CPU the same reduction as s_rest's would be fused with it into one slower
+    # kernel (measured, issue 18)
+    if n < 1 << 24:  # float32 sums of 0s and 1s are exact below 2^24
+        a = next((a for a in (8, 4, 2) if n % a == 0 and n >= 2 * a), 1)
+        xr = x.reshape(x.shape[:-1] + (a, n // a))
+        rest = jnp.sum(jnp.minimum((xr - c[..., None]) * big, 1.0), axis=(-2, -1))[..., None]
+    else:
+        rest = jnp.sum((z != 0).astype(jnp.int32), axis=-1, keepdims=True).astype(x.dtype)
+    extra = jnp.maximum((n - 1) - rest, 0.0)  # k - 1 (0 on rows without a finite maximum)
+    s1 = jnp.where(m == jnp.inf, jnp.inf, s_rest + extra)
+    return c, s1, extra == 0
+
+
+@jax.custom_vjp
+def _ce_labels(x, y):
+    """Cross-entropy of the rows of ``x`` at integer labels ``y`` (compute dtype in, batch shape out)."""
+    return _ce_labels_fwd(x, y)[0]
+
+
+def _ce_labels_fwd(x, y):
+    c, s1, unique = _ce_rows(x)
+    xy = jnp.take_along_axis(x, y[..., None], axis=-1)
+    l1p = jnp.log1p(s1)
+    out = 2 * (c * 0.5 - xy * 0.5) + l1p
+    return out[..., 0], (x, y, c, s1, l1p, unique, xy == c)
+
+
+def _ce_labels_bwd(res, g):
+    # softmax_i - [i = y], with softmax_i = e_i / (1 + s1); at a unique pivot [p != y] - s1 / (1 + s1)
+    x, y, c, s1, l1p, unique, y_is_p = res
+    g = g[..., None]
+    piv = (x == c) & unique
+    sm = jnp.exp(2 * (x * 0.5 - c * 0.5) - l1p)  # e_i / (1 + s1); x - c written apart from the forward's
+    is_y = jnp.arange(x.shape[-1]) == y[..., None]
+    at_p = g * (jnp.where(y_is_p, 0.0, 1.0) - s1 / (1 + s1))
+    gx = jnp.where(piv, at_p, g * sm - jnp.where(is_y, g, 0.0))
+    return gx, None
+
+
+_ce_labels.defvjp(_ce_labels_fwd, _ce_labels_bwd)
+
+
+@jax.custom_vjp
+def _ce_targets(x, t):
+    """Cross-entropy of the rows of ``x`` against floating targets ``t`` (compute dtype)."""
+    return _ce_targets_fwd(x, t)[0]
+
+
+def _ce_targets_fwd(x, t):
+    c, s1, unique = _ce_rows(x)
+    masked = (t == 0) & (x == -jnp.inf)
+    half_gap = c * 0.5 - x * 0.5  # 0 at the maximal entries
+    terms = jnp.where(masked, 0.0, t * half_gap)
+    tsum = jnp.sum(t, axis=-1, keepdims=True)
+    l1p = jnp.log1p(s1)
+    out = 2 * jnp.sum(terms, axis=-1, keepdims=True) + tsum * l1p
+    return out[..., 0], (x, t, c, s1, unique, tsum, l1p)
+
+
+def _ce_targets_bwd(res, g):
+    # logits: T softmax_i - t_i, at a unique pivot sum_{i != p} t_i - T s1 / (1 + s1);
+    # targets: x_p - x_i + log1p(s1), 0 at a masked entry
+    x, t, c, s1, unique, tsum, l1p = res
+    g = g[..., None]
+    piv = (x == c) & unique
+    masked = (t == 0) & (x == -jnp.inf)
+    rest = jnp.sum(jnp.where(piv, 0.0, t), axis=-1, keepdims=True)
+    e = jnp.exp(x - c)
+    gx = jnp.where(piv, g * (rest - tsum * (s1 / (1 + s1))), g * ((tsum / (1 + s1)) * e - t))
+    gt = jnp.where(masked, 0.0, g * (2 * (c * 0.5 - x * 0.5) + l1p))
+    return gx, gt
+
+
+_ce_targets.defvjp(_ce_targets_fwd, _ce_targets_bwd)
+
+
 # -- public --------------------------------------------------------------------------------------
 
 def cross_entropy(logits, target):
@@ -148,9 +245,15 @@ def cross_entropy(logits, target):
 
     every term >= 0, exponents <= 0 and the differences halved, so nothing
     overflows for ``|logits|`` up to the dtype's maximum (a value beyond it
-    is ``+inf``, correctly rounded); the pivot stays differentiable so that
-    the logit derivative at the arg-max keeps its relative accuracy for
-    confident predictions (see the module docstring).
+    is ``+inf``, correctly rounded). The pivot's own term is left out
+    exactly without forming its index (``_ce_rows``: a count of the row's
+    maximal entries). The derivative is closed form (``jax.custom_vjp``):
+    ``T softmax - target`` with respect to the logits, whose entry at a
+    unique pivot is ``sum_{i != p} t_i - T s'/(1 + s')`` (the form the module
+    docstring derives), so that the logit derivative at the arg-max keeps
+    its relative accuracy for confident predictions; ``x_p - x_i + log1p(s')``
+    with respect to the target (0 at a masked entry). Reverse mode only:
+    ``jax.jvp`` / ``jax.jacfwd`` of this function raise.
 
     Raises:
         ValueError: ``logits`` not a floating array, 0-d or with an empty
@@ -159,7 +262,6 @@ def cross_entropy(logits, target):
             ``target`` are skipped for tracers (under ``jax.jit``).
     """
     logits, x = floating(logits, "logits", axis="class")
-    n = logits.shape[-1]
     if is_array(target) and jnp.issubdtype(target.dtype, jnp.floating):
         if target.shape != logits.shape:
             raise ValueError(f"target (probabilities) must have the shape of logits {tuple(logits.shape)}, "
@@ -167,14 +269,11 @@ def cross_entropy(logits, target):
         unit_interval(target, "target")
         t = jnp.asarray(target).astype(x.dtype)
     else:
-        labels = class_labels(target, "target", logits, "logits")
-        t = (labels[..., None] == jnp.arange(n)).astype(x.dtype)
-    c, is_p, e, s1 = _pivot_exponentials(x)
-    masked = (t == 0) & (x == -jnp.inf)
-    skip = masked | is_p  # the pivot's term t_p (x_p - x_p) is identically 0
-    half_gap = c * 0.5 - jnp.where(skip, 0.0, x) * 0.5
-    terms = jnp.where(skip, 0.0, t * half_gap)
-    out = 2 * jnp.sum(terms, axis=-1) + jnp.sum(jnp.where(masked, 0.0, t), axis=-1) * jnp.log1p(s1)
+        labels, t = class_labels(target, "target", logits, "logits"), None
+    if t is None:
+        out = _ce_labels(x, labels)
+    else:
+        out = _ce_targets(x, t)
     return out.astype(logits.dtype)
 
 

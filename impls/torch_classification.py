@@ -51,6 +51,7 @@ import numbers
 import torch
 
 from ._torch_checks import class_labels, compute_dtype, floating, unit_interval
+from ._torch_rows import any_rows, first_argmax
 
 __all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
 
@@ -102,6 +103,85 @@ def _pivot_exponentials(x: torch.Tensor):
     return c, is_p, e, s1
 
 
+# -- cross-entropy: one autograd node, closed-form backward --------------------------------------
+
+class _CrossEntropy(torch.autograd.Function):
+    """Rows of ``x`` (2-d, compute dtype) against float targets ``t`` (same shape) or labels ``y``
+    (``(rows, 1)`` int64; ``t`` is then None). Returns ``(rows, 1)``.
+
+    Forward: the pivot ``p`` (first maximal logit, :func:`first_argmax`), ``sm = softmax(x)``
+    (fused; its exponentials are ``exp(x_i - x_p)`` divided by ``1 + s'``), ``q = sum_{i != p}
+    sm_i = s' / (1 + s')`` summed without the pivot's entry, and ``s' = q / sm_p``: both
+    relatively accurate, so ``log1p(s')`` is too. The value is ``(x_p - x_y) + log1p(s')``
+    (labels) or ``2 sum_i t_i (x_p/2 - x_i/2) + T log1p(s')`` (targets; a masked entry's
+    ``0 * inf`` is the only NaN a product can make there, and is zeroed).
+
+    Backward (closed form, reusing ``sm``): ``g (T sm_i - t_i)`` with respect to the logits,
+    except at the pivot, where it is ``g (sum_{i != p} t_i - T q)`` (not ``T sm_p - t_p`` formed
+    from ``sm_p`` near 1); ``g (x_p - x_i + log1p(s'))`` with respect to the targets, 0 at a
+    masked entry. Rows of ``-inf`` logits (no pivot) have ``sm = 0`` and ``s' = 0``. Not twice
+    differentiable.
+    """
+
+    @staticmethod
+    def forward(ctx, x, t, y):
+        idx = first_argmax(x)
+        c = x.gather(1, idx)
+        empty = c == -math.inf  # a row of -inf logits: no pivot
+        some_empty = any_rows(empty)
+        if some_empty:
+            c = torch.where(empty, torch.zeros_like(c), c)
+        sm = torch.softmax(x, -1)
+        if some_empty:
+            sm.masked_fill_(empty, 0.0)  # softmax made NaN of them (-inf - -inf)
+        sm_p = sm.gather(1, idx)
+        sm.scatter_(1, idx, torch.zeros_like(sm_p))
+        q = sm.sum(1, keepdim=True)
+        s1 = q / sm_p
+        if some_empty:
+            s1 = torch.where(empty, torch.zeros_like(s1), s1)
+        log1p_s1 = torch.log1p(s1)
+        if y is not None:
+            out = (c - x.gather(1, y)) + log1p_s1
+            tsum = None
+        else:
+            # t_i (x_p - x_i) as 2 t_i (x_p/2 - x_i/2): a term beyond the dtype's range only if it is
+            terms = torch.mul(x, 0.5).sub_(c * 0.5).mul_(t)
+            terms.nan_to_num_(nan=0.0, posinf=math.inf, neginf=-math.inf)  # 0 * -inf at masked entries
+            tsum = t.sum(1, keepdim=True)
+            out = tsum * log1p_s1 - 2 * terms.sum(1, keepdim=True)
+        ctx.mark_non_differentiable(idx)
+        ctx.save_for_backward(sm, idx, q, c, log1p_s1, empty, tsum, t, y,
+                              x if ctx.needs_input_grad[1] else None)
+        return out
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        sm, idx, q, c, log1p_s1, empty, tsum, t, y, x = ctx.saved_tensors
+        gx = gt = None
+        if ctx.needs_input_grad[0]:
+            if y is not None:
+                gx = sm * g
+                on_p = (y == idx) & ~empty
+                at_p = g * ((~on_p).to(g.dtype) - q)
+                gx.scatter_(1, idx, torch.where(empty, gx.gather(1, idx), at_p))
+                gx.scatter_add_(1, y, torch.where(on_p, torch.zeros_like(g), -g))
+            else:
+                gx = t * -g
+                t_p = gx.gather(1, idx)
+                gx.scatter_(1, idx, torch.where(empty, t_p, torch.zeros_like(t_p)))
+                g_rest = -gx.sum(1, keepdim=True)  # g sum_{i != p} t_i, without t_p's rounding
+                g_total = g * tsum
+                gx.addcmul_(sm, g_total)
+                gx.scatter_(1, idx, torch.where(empty, t_p, g_rest - g_total * q))
+        if ctx.needs_input_grad[1]:
+            # (x_p - x_i + log1p(s')) g as (x_p/2 - x_i/2 + log1p(s')/2) (2 g): no overflow of the difference
+            gt = torch.mul(x, -0.5).add_(c * 0.5).add_(log1p_s1 * 0.5).mul_(g * 2)
+            gt.masked_fill_((t == 0) & (x == -math.inf), 0.0)  # a masked entry: no term, no derivative
+        return gx, gt, None
+
+
 # -- public --------------------------------------------------------------------------------------
 
 def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -140,9 +220,12 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
     every term >= 0, exponents <= 0 and the differences halved, so nothing
     overflows for ``|logits|`` up to the dtype's maximum (a value beyond it
-    is ``+inf``, correctly rounded); the pivot stays in the graph so that
-    the logit gradient at the arg-max keeps its relative accuracy for
-    confident predictions (see the module docstring).
+    is ``+inf``, correctly rounded). One autograd node with a closed-form
+    backward (``T softmax - target``, reusing the forward's softmax) whose
+    entry at the pivot is ``sum_{i != p} t_i - T s'/(1 + s')``, the form
+    the module docstring derives, so that the logit gradient at the arg-max
+    keeps its relative accuracy for confident predictions. Not twice
+    differentiable.
 
     Raises:
         ValueError: ``logits`` not a floating tensor, 0-d or with an empty
@@ -152,23 +235,19 @@ def cross_entropy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """
     dtype = floating(logits, "logits", axis="class")
     n = logits.shape[-1]
-    x = logits.to(dtype)
+    batch = logits.shape[:-1]
+    x = logits.to(dtype).reshape(-1, n)
     if isinstance(target, torch.Tensor) and target.is_floating_point():
         if target.shape != logits.shape:
             raise ValueError(f"target (probabilities) must have the shape of logits {tuple(logits.shape)}, "
                              f"got {tuple(target.shape)}")
         unit_interval(target, "target")
-        t = target.to(device=x.device, dtype=dtype)
+        t, y = target.to(device=x.device, dtype=dtype).reshape(-1, n), None
     else:
         labels = class_labels(target, "target", logits, "logits")
-        t = (labels.unsqueeze(-1) == torch.arange(n, device=x.device)).to(dtype)
-    c, is_p, e, s1 = _pivot_exponentials(x)
-    masked = (t == 0) & (x == -math.inf)
-    skip = masked | is_p  # the pivot's term t_p (x_p - x_p) is identically 0
-    half_gap = c * 0.5 - torch.where(skip, torch.zeros_like(x), x) * 0.5
-    terms = torch.where(skip, torch.zeros_like(x), t * half_gap)
-    out = 2 * terms.sum(dim=-1) + torch.where(masked, torch.zeros_like(t), t).sum(dim=-1) * torch.log1p(s1)
-    return out.to(logits.dtype)
+        t, y = None, labels.reshape(-1, 1)
+    out = _CrossEntropy.apply(x, t, y)
+    return out.reshape(batch).to(logits.dtype)
 
 
 def entropy(p: torch.Tensor) -> torch.Tensor:

@@ -38,38 +38,53 @@ import math
 import torch
 
 from ._torch_checks import floating, unit_interval
+from ._torch_rows import any_rows, first_argmax
 
 __all__ = ["zlpr", "zlpr_probability"]
 
 
 def _sum_kept(x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
-    """Sum of ``x`` over the last axis, counting the entries where ``keep``.
+    """Sum of the 2-d ``x`` over its last axis, counting the entries where ``keep``.
 
     Bit for bit independent of how many other entries there are and where:
     the kept entries are packed, in order, to the front of a zero buffer
     whose length is a power of two (positions from an integer cumsum, which
     is exact), which is then summed by halving (``y[:h] + y[h:]``). A longer
-    row only adds halving steps whose upper halves are exactly 0. Dropped
-    entries get a zero gradient; kept ones get the incoming one exactly.
+    row only adds halving steps whose upper halves are exactly 0. A row that
+    keeps every entry is packed as it is (the same buffer, without the
+    cumsum); only rows that drop an entry are packed. No autograd here: the
+    caller's backward is closed form (dropped entries have a zero derivative).
     """
-    n = x.shape[-1]
+    rows, n = x.shape
     size = 1 << (n - 1).bit_length()
-    pos = torch.cumsum(keep.to(torch.int64), dim=-1) - 1
-    pos = torch.where(keep, pos, size)  # one spare slot collects the dropped entries
-    buf = torch.zeros(*x.shape[:-1], size + 1, dtype=x.dtype, device=x.device)
-    buf = buf.scatter(-1, pos, torch.where(keep, x, torch.zeros_like(x)))[..., :size]
+    buf = x.new_zeros(rows, size)
+    buf[:, :n] = x
+    drop = ~keep.all(-1)
+    if any_rows(drop):
+        r = drop.nonzero().squeeze(1)
+        k = keep[r]
+        pos = torch.cumsum(k.to(torch.int64), dim=-1) - 1
+        pos = torch.where(k, pos, size)  # one spare slot collects the dropped entries
+        packed = x.new_zeros(r.numel(), size + 1)
+        packed.scatter_(-1, pos, torch.where(k, x[r], torch.zeros((), dtype=x.dtype, device=x.device)))
+        buf[r] = packed[:, :size]
     while buf.shape[-1] > 1:
         h = buf.shape[-1] // 2
-        buf = buf[..., :h] + buf[..., h:]
-    return buf[..., 0]
+        buf = buf[:, :h] + buf[:, h:]
+    return buf[:, 0]
 
 
-def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """``log(1 + sum_i w_i exp(a_i))`` over the last axis, ``w`` in [0, 1].
+def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor, need_dw: bool):
+    """``log(1 + sum_i w_i exp(a_i))`` over the last axis of the 2-d ``a``, ``w`` in [0, 1].
+
+    Returns ``(value, e, dw, s1, inf_row)``: ``e`` and ``dw`` are the
+    derivatives of ``s'`` (below) with respect to ``a`` and ``w`` (``dw`` only
+    with ``need_dw``, else None), so that the value's are ``e / (1 + s')``
+    and ``dw / (1 + s')``; ``inf_row`` marks rows whose value is ``+inf``.
 
     A logsumexp over ``{0} U {b_i = a_i + log w_i : w_i > 0}``. If the
     largest ``b_p`` is > 0 the pivot ``p`` shifts the exponents, kept as the
-    (detached) pair ``(a_p, log w_p)``:
+    pair ``(a_p, log w_p)``:
 
         z_i = 2 (a_i/2 - a_p/2) + (log w_i - log w_p),   z_p = 0 exactly,
 
@@ -80,57 +95,95 @@ def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     ``r_i / r_p``, ``r = w / exp(log w)``, which undoes the rounding of ``log w``
     (else a relative error of ``|log w|·eps``, 610 eps at ``w = 1e-265``). Value ``m + log1p(s')`` with ``m = b_p`` (or 0)
     and ``s' = e^{-m} + sum_i e^{z_i} - 1``, the ``1`` of the largest
-    element removed exactly (``e^{z_p} - 1`` termwise, keeping the pivot's
-    derivative). Detaching the shift is exact for the derivatives. Terms
-    with ``w_i = 0`` contribute ``w_i E_i`` with the detached
+    element removed exactly (``e^{z_p} - 1`` termwise; its derivative is
+    still ``e^{z_p} = 1``). The shift is a constant for the derivatives
+    (exact). Terms with ``w_i = 0`` contribute ``w_i E_i`` with the constant
     ``E_i = exp(a_i - a_p - log w_p)``: value exactly 0, derivative exactly 0
     with respect to ``a_i`` and the true one-sided ``E_i / (1 + s')`` with
     respect to ``w_i``, taken as 0 where ``E_i`` overflows (masked scores).
     """
     dtype = a.dtype
-    n = a.shape[-1]
+    zero = torch.zeros((), dtype=dtype, device=a.device)
     pos = w > 0
     valid_a = pos & (a > -math.inf)  # b_i = -inf: e_i = 0, no derivative
-    av = torch.where(valid_a, a, torch.zeros_like(a))
-    lw = torch.log(torch.where(valid_a, w, torch.ones_like(w)))
-    with torch.no_grad():
-        b = torch.where(valid_a, av + lw, -math.inf)
-        bmax = b.amax(dim=-1, keepdim=True)
-        inf_row = bmax == math.inf  # a_i = +inf with w_i > 0: the value is +inf
-        has_pivot = (bmax > 0) & ~inf_row
-        # pivot: the largest b, ties broken towards the largest weight
-        idx = torch.argmax(torch.where(b == bmax, lw, -math.inf), dim=-1, keepdim=True)
-        is_p = (torch.arange(n, device=a.device) == idx) & has_pivot
-        zero = torch.zeros_like(bmax)
-        a_p = torch.where(has_pivot, av.gather(-1, idx), zero)
-        lw_p = torch.where(has_pivot, lw.gather(-1, idx), zero)
-        m = torch.where(has_pivot, bmax, zero)
-        valid = valid_a & (b < math.inf)
-        gap = 2 * (a * 0.5 - a_p * 0.5)  # a_i - a_p, +-inf only where the true gap overflows
-        big = gap - lw_p
-        ok = (w == 0) & (big < math.log(torch.finfo(dtype).max))
-        big_e = torch.where(ok, torch.exp(torch.where(ok, big, torch.zeros_like(big))), torch.zeros_like(big))
-    half_gap = torch.where(valid, av, torch.zeros_like(av)) * 0.5 - a_p * 0.5
-    z = torch.where(valid, 2 * half_gap + (lw - lw_p), -math.inf)
+    av = torch.where(valid_a, a, zero)
+    lw = torch.log(torch.where(valid_a, w, 1.0))
+    b = torch.where(valid_a, av + lw, -math.inf)
+    bmax = b.amax(dim=-1, keepdim=True)
+    inf_row = bmax == math.inf  # a_i = +inf with w_i > 0: the value is +inf
+    has_pivot = (bmax > 0) & ~inf_row
+    # pivot: the largest b, ties broken towards the largest weight
+    idx = first_argmax(torch.where(b == bmax, lw, -math.inf))
+    a_p = torch.where(has_pivot, av.gather(-1, idx), zero)
+    lw_p = torch.where(has_pivot, lw.gather(-1, idx), zero)
+    m = torch.where(has_pivot, bmax, zero)
+    valid = valid_a & (b < math.inf)
+    half_a_p = a_p * 0.5
+    # E_i = exp(a_i - a_p - log w_p) at w_i = 0, where it does not overflow
+    big = (a * 0.5 - half_a_p) * 2 - lw_p  # a_i - a_p, +-inf only where the true gap overflows
+    ok = (w == 0) & (big < math.log(torch.finfo(dtype).max))
+    big_e = torch.where(ok, torch.exp(big), zero)
+    z = torch.where(valid, (torch.where(valid, av, zero) * 0.5 - half_a_p) * 2 + (lw - lw_p), -math.inf)
     # log w_i is rounded with an absolute error up to |log w_i|·eps/2, which exp(z) turns into a
     # relative one (610·eps at w = 1e-265): r = w / exp(log w) = e^{-that error} (to eps) puts it
     # back, as a constant (its derivative is 0). The pivot's ratio r/r_p is exactly 1. Weights
     # below the smallest normal number keep r = 1 (exp(log w) is not accurate there), and so does a
     # weight whose exp(log w) came back subnormal and was flushed to 0 (w = 1.2e-38 in float32: w/0).
-    with torch.no_grad():
-        ratio = w / torch.exp(lw)
-        r = torch.where(valid_a & (w >= torch.finfo(dtype).tiny) & (ratio > 0.5) & (ratio < 2.0), ratio,
-                        torch.ones_like(w))
-        r_p = torch.where(has_pivot, r.gather(-1, idx), torch.ones_like(bmax))
-    e = torch.exp(z) * (r / r_p)  # the pivot's e is exactly exp(0)·1 = 1
-    contrib = torch.where(pos, e - is_p.to(dtype), w * (big_e / r_p))
+    ratio = w / torch.exp(lw)
+    r = torch.where(valid_a & (w >= torch.finfo(dtype).tiny) & (ratio > 0.5) & (ratio < 2.0), ratio, 1.0)
+    r_p = torch.where(has_pivot, r.gather(-1, idx), 1.0)
+    e = torch.exp(z).mul_(r / r_p)  # the pivot's e is exactly exp(0)·1 = 1
+    be = big_e / r_p
+    contrib = torch.where(pos, e, w * be)
+    # the pivot's 1 removed exactly: e_p - 1 = 0
+    contrib.scatter_(-1, idx, torch.where(has_pivot, zero, contrib.gather(-1, idx)))
     # an entry with a zero value and a zero derivative (e = 0, or w = 0 with E = 0:
     # every masked position) is left out of the sum, which is then bit for bit
     # the sum without it
     keep = torch.where(pos, e != 0, big_e != 0)
     s1 = _sum_kept(contrib, keep) + torch.where(has_pivot, torch.exp(-m), zero).squeeze(-1)
     out = m.squeeze(-1) + torch.log1p(s1)
-    return torch.where(inf_row.squeeze(-1), math.inf, out)
+    out = torch.where(inf_row.squeeze(-1), math.inf, out)
+    dw = torch.where(pos, e / torch.where(pos, w, 1.0), be) if need_dw else None
+    return out, e, dw, s1, inf_row.squeeze(-1)
+
+
+class _Zlpr(torch.autograd.Function):
+    """``zlpr`` on 2-d ``s`` and ``t`` (compute dtype); returns the rows. The two halves come
+    from :func:`_log1p_weighted_sum`; the backward is their closed form, ``g e_i / (1 + s')``
+    per half (with respect to ``w``: ``g dw_i / (1 + s')``), 0 for a half whose value is
+    ``+inf`` and for a row with a NaN. Not twice differentiable."""
+
+    @staticmethod
+    def forward(ctx, s, t):
+        need_dw = ctx.needs_input_grad[1]
+        out1, e1, dw1, s1_1, inf1 = _log1p_weighted_sum(s, 1 - t, need_dw)
+        out2, e2, dw2, s1_2, inf2 = _log1p_weighted_sum(-s, t, need_dw)
+        out = out1 + out2
+        # NaN in, NaN out: the weighted sums test w > 0 and b == max, which a NaN fails silently
+        maybe = torch.isnan(s.sum(-1) + t.sum(-1))  # a row sum is NaN if the row holds a NaN (or inf - inf)
+        nan_row = None
+        if any_rows(maybe):
+            nan_row = torch.isnan(s).any(-1) | torch.isnan(t).any(-1)
+            out = torch.where(nan_row, torch.nan, out)
+        ctx.save_for_backward(e1, dw1, s1_1, inf1, e2, dw2, s1_2, inf2, nan_row)
+        return out
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        e1, dw1, s1_1, inf1, e2, dw2, s1_2, inf2, nan_row = ctx.saved_tensors
+        zero = torch.zeros((), dtype=g.dtype, device=g.device)
+        if nan_row is not None:
+            g = torch.where(nan_row, zero, g)
+        k1 = torch.where(inf1, zero, g / (1 + s1_1)).unsqueeze(-1)
+        k2 = torch.where(inf2, zero, g / (1 + s1_2)).unsqueeze(-1)
+        gs = gt = None
+        if ctx.needs_input_grad[0]:
+            gs = (e1 * k1).sub_(e2 * k2)
+        if ctx.needs_input_grad[1]:
+            gt = (dw2 * k2).sub_(dw1 * k1)
+        return gs, gt
 
 
 def zlpr(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -196,12 +249,10 @@ def zlpr(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     if targets.shape != scores.shape:
         raise ValueError(f"targets must have the shape of scores {tuple(scores.shape)}, got {tuple(targets.shape)}")
     unit_interval(targets, "targets")
-    s = scores.to(dtype)
-    t = targets.to(device=s.device, dtype=dtype)
-    out = _log1p_weighted_sum(s, 1 - t) + _log1p_weighted_sum(-s, t)
-    # NaN in, NaN out: the weighted sums test w > 0 and b == max, which a NaN fails silently
-    out = torch.where(torch.isnan(s).any(-1) | torch.isnan(t).any(-1), torch.nan, out)
-    return out.to(scores.dtype)
+    n = scores.shape[-1]
+    s = scores.to(dtype).reshape(-1, n)
+    t = targets.to(device=s.device, dtype=dtype).reshape(-1, n)
+    return _Zlpr.apply(s, t).reshape(scores.shape[:-1]).to(scores.dtype)
 
 
 def zlpr_probability(scores: torch.Tensor) -> torch.Tensor:

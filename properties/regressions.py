@@ -132,6 +132,11 @@ REGRESSIONS = [
                "second row ours is [0, -inf, -inf, inf, -inf], the rounded-steps definition's [., -1.5e117, "
                "-1.5e117, 4.5e117, -1.5e117] rounded to bfloat16, where the exact one-sided gradient is "
                "[0, 3.1e78, 1.03, -6.3e78, 3.1e78]: ±inf is accepted where either overflows with that sign"),
+    *(Regression("cross_entropy", f"stability[{dt}]", {"logits": [-1e30, -1e30, -2e30], "target": 1}, 1.0,
+                 "two tied maxima far from 0: softmax [0.5, 0.5, 0], ∂/∂logits = [0.5, −0.5, 0]; a fused jax "
+                 "kernel that left every tied maximum out of the pivot's term (session 13, before it was fixed) "
+                 "gave [0, 1, 0] — and no drawn example found it")
+      for dt in ("float32", "float64")),
     Regression("zlpr", "gradient[float64]", {"scores": [[0.0, 616.0, 0.0]], "targets": [[0.25, 0.0, 2.2e-265]]},
                (1.0,),
                "a tiny weight carried as log t loses |log t|·eps ≈ 610 eps of relative accuracy in ∂/∂s "

@@ -1,0 +1,47 @@
+"""Row helpers shared by the fused ``torch_*`` kernels (never by ``jax_*``).
+
+The leading underscore keeps this module out of the registry in
+``impls/__init__.py``, which imports ``torch_*`` modules only.
+"""
+
+from __future__ import annotations
+
+import torch
+
+#: chunk length of :func:`first_argmax` (rows shorter than two chunks use ``argmax`` directly)
+_CHUNK = 32
+
+
+def first_argmax(x: torch.Tensor) -> torch.Tensor:
+    """Index of the first maximal entry of each row of the 2-d ``x``, shape ``(rows, 1)``.
+
+    The same index as ``x.argmax(-1, keepdim=True)`` (a NaN counts as the
+    maximum, as there), found in two steps: the row is cut into chunks of
+    ``_CHUNK`` entries, the first chunk with the largest maximum is taken
+    (``amax`` per chunk, vectorised), then the first maximal entry inside
+    it; a ragged tail is compared separately. On the CPU ``argmax`` over a
+    long row is a scalar loop; this is several times faster.
+    """
+    rows, n = x.shape
+    if n < 2 * _CHUNK or rows == 0:
+        return x.argmax(-1, keepdim=True)
+    m = n // _CHUNK
+    n0 = m * _CHUNK
+    main = x[:, :n0].reshape(rows, m, _CHUNK)
+    chunk_max = main.amax(-1)
+    j = chunk_max.argmax(-1, keepdim=True)
+    chunk = main.gather(1, j.unsqueeze(-1).expand(rows, 1, _CHUNK)).squeeze(1)
+    idx = j * _CHUNK + chunk.argmax(-1, keepdim=True)
+    if n0 < n:
+        best = chunk_max.gather(1, j)
+        tail_max, tail_idx = x[:, n0:].max(-1, keepdim=True)
+        # the tail wins only if strictly larger (it comes last), or if it holds a NaN the chunks do not
+        later = (tail_max > best) | (torch.isnan(tail_max) & ~torch.isnan(best))
+        idx = torch.where(later, tail_idx + n0, idx)
+    return idx
+
+
+def any_rows(mask: torch.Tensor) -> bool:
+    """Whether a (small, per-row) boolean ``mask`` may hold a True: exact on the CPU, and
+    True elsewhere (reading a device tensor would force a synchronisation)."""
+    return mask.device.type != "cpu" or bool(mask.any())
