@@ -384,6 +384,19 @@ def _not_kink(f, l):
     return bool(np.all(l * f != 1))
 
 
+# -- exact ranges (spec.quantity.Image) of rows that sum to 1 only up to rounding ------------------
+def _entropy_hi(p, **_):
+    total = np.sum(np.asarray(p, dtype=np.float64), axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(total > 0, total * np.log(np.shape(p)[-1] / total), 0.0)
+
+
+def _kl_lo(p, q, **_):
+    pt, qt = np.sum(np.asarray(p, dtype=np.float64), axis=-1), np.sum(np.asarray(q, dtype=np.float64), axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pt > 0, pt * np.log(pt / qt), 0.0)
+
+
 # -- records -----------------------------------------------------------------------------
 CROSS_ENTROPY = Quantity(
     name="cross_entropy", family="classification",
@@ -420,7 +433,8 @@ ENTROPY = Quantity(
     formula="H(p) = −Σ_i p_i log p_i, 0·log 0 = 0",
     args=(Arg("p", "simplex", grad=True),), output="row", build=_build_entropy,
     masking=Masking("p", empty=0.0, value=0.0),
-    image=Image("0 ≤ H(p) ≤ log n", 0.0, lambda p, **_: float(np.log(np.shape(p)[-1]))),
+    image=Image("0 ≤ H(p) ≤ P·log(n/P), P = Σ p (log n for a normalised p; drawn rows sum to 1 only up to "
+                "the dtype's rounding)", 0.0, _entropy_hi),
     claims=(
         SymbolicClaim("uniform_symbolic", "H(uniform(n)) = log n", claim_entropy_uniform, SEED003),
         NumericalClaim("range", "0 ≤ H(p) ≤ log n", _check_entropy_range,
@@ -439,7 +453,8 @@ KL_DIVERGENCE = Quantity(
     formula="KL(p‖q) = Σ_i p_i log(p_i / q_i), 0·log(0/q) = 0, p > 0 = q gives +∞",
     args=(Arg("p", "simplex", grad=True), Arg("q", "simplex", grad=True)), output="row", build=_build_kl,
     masking=Masking("p", empty=0.0, value=0.0),
-    image=Image("KL ≥ 0 (Gibbs' inequality)", 0.0),
+    image=Image("KL ≥ P·log(P/Q), P = Σ p, Q = Σ q (the log-sum inequality; Gibbs' KL ≥ 0 for normalised rows, "
+                "which drawn rows are only up to the dtype's rounding)", _kl_lo),
     claims=(
         SymbolicClaim("seed003_kl_typo", "seed 003's KL(P‖Q) = Σ P log(P + Q) is a divergence", claim_seed003_kl, SEED003),
         NumericalClaim("nonnegative", "KL(p‖q) ≥ 0 (Gibbs)", _check_kl_nonnegative,
