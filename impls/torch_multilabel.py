@@ -43,35 +43,54 @@ from ._torch_rows import any_rows, first_argmax
 __all__ = ["zlpr", "zlpr_probability"]
 
 
+def _halving_sum(x: torch.Tensor) -> torch.Tensor:
+    """Sum of the 2-d ``x`` over its last axis, in a fixed order that does not depend on
+    its length ``n`` once zeros are appended: ``x`` is thought of as zero-padded to a power
+    of two, which is summed by halving (``y[:h] + y[h:]``). The padding is never written:
+    the first step adds the upper part onto a copy of the lower one (``v + 0 = v``, the
+    same bits), later steps halve in place. A longer row only adds halving steps whose upper
+    halves are exactly 0."""
+    rows, n = x.shape
+    if n == 1:
+        return x[:, 0].clone()
+    h = 1 << ((n - 1).bit_length() - 1)  # n <= 2h
+    buf = x[:, :h].clone()
+    buf[:, :n - h] += x[:, h:]
+    while h > 1:
+        h //= 2
+        buf[:, :h] += buf[:, h:2 * h]
+        buf = buf[:, :h]
+    return buf[:, 0]
+
+
 def _sum_kept(x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """Sum of the 2-d ``x`` over its last axis, counting the entries where ``keep``.
 
     Bit for bit independent of how many other entries there are and where:
     the kept entries are packed, in order, to the front of a zero buffer
-    whose length is a power of two (positions from an integer cumsum, which
-    is exact), which is then summed by halving (``y[:h] + y[h:]``). A longer
-    row only adds halving steps whose upper halves are exactly 0. A row that
-    keeps every entry is packed as it is (the same buffer, without the
-    cumsum); only rows that drop an entry are packed. No autograd here: the
-    caller's backward is closed form (dropped entries have a zero derivative).
+    (positions from an integer cumsum, which is exact), which is then summed
+    by :func:`_halving_sum`. A row that keeps every entry is summed as it
+    is (the same order, without the cumsum); only rows that drop an entry
+    are packed. No autograd here: the caller's backward is closed form
+    (dropped entries have a zero derivative).
     """
-    rows, n = x.shape
-    size = 1 << (n - 1).bit_length()
-    buf = x.new_zeros(rows, size)
-    buf[:, :n] = x
+    out = _halving_sum(x)
     drop = ~keep.all(-1)
     if any_rows(drop):
         r = drop.nonzero().squeeze(1)
-        k = keep[r]
-        pos = torch.cumsum(k.to(torch.int64), dim=-1) - 1
-        pos = torch.where(k, pos, size)  # one spare slot collects the dropped entries
-        packed = x.new_zeros(r.numel(), size + 1)
-        packed.scatter_(-1, pos, torch.where(k, x[r], torch.zeros((), dtype=x.dtype, device=x.device)))
-        buf[r] = packed[:, :size]
-    while buf.shape[-1] > 1:
-        h = buf.shape[-1] // 2
-        buf = buf[:, :h] + buf[:, h:]
-    return buf[:, 0]
+        out[r] = _packed_sum(x[r], keep[r])
+    return out
+
+
+def _packed_sum(x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """:func:`_halving_sum` of the entries of each row of ``x`` where ``keep``, packed in order
+    to the front of the row (the dropped ones are never read: NaN or inf there is harmless)."""
+    rows, n = x.shape
+    pos = torch.cumsum(keep.to(torch.int64), dim=-1) - 1
+    pos = torch.where(keep, pos, n)  # one spare slot collects the dropped entries
+    packed = x.new_zeros(rows, n + 1)
+    packed.scatter_(-1, pos, torch.where(keep, x, torch.zeros((), dtype=x.dtype, device=x.device)))
+    return _halving_sum(packed[:, :n])
 
 
 def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor, need_dw: bool):
@@ -148,40 +167,145 @@ def _log1p_weighted_sum(a: torch.Tensor, w: torch.Tensor, need_dw: bool):
     return out, e, dw, s1, inf_row.squeeze(-1)
 
 
+def _limits(dtype: torch.dtype) -> tuple[float, float]:
+    """``(big, low)`` of the direct path of :func:`_halves`: ``e^{a}`` for ``|a| <= big`` is a
+    normal number and ``n e^{big}`` cannot overflow for any feasible ``n`` (44 in float32, 354
+    in float64); ``exp`` may return 0 (underflow, or a subnormal flushed) only below ``low``."""
+    fi = torch.finfo(dtype)
+    return float(math.floor(math.log(fi.max) / 2)), math.log(fi.tiny) + 1.0
+
+
+def _rows(mask: torch.Tensor):
+    """Indices of the True entries of a per-row ``mask``, or None if there are none."""
+    if not any_rows(mask):
+        return None
+    r = mask.nonzero().squeeze(1)
+    return r if r.numel() else None
+
+
+def _halves(s: torch.Tensor, t: torch.Tensor):
+    """Both halves of ``zlpr`` on 2-d ``s``, ``t``: for each, ``(value, e, s1, inf_row)`` as
+    returned by :func:`_log1p_weighted_sum` (without ``dw``).
+
+    Direct path, for the rows of a half whose positive-weight scores ``a_i`` (``a = s`` or
+    ``-s``) are all ``<= big`` (:func:`_limits`): no shift, ``s' = sum_i w_i e^{a_i}``, each
+    term rounded a few times relative to itself (``e^{-s}`` as ``t / e^{s}`` where
+    ``s <= big``, else ``t e^{-s}``), value ``log1p(s')`` (accurate near 0), ``e_i`` the
+    terms. An entry whose ``e^{a_i}`` is 0 (``a_i = -inf``, a masked ``-1e7``) or whose
+    ``a_i > big`` (then ``w_i = 0``: a masked ``+1e7`` or ``+inf``) is left out of the sum
+    (:func:`_sum_kept`) and has ``e_i = 0``. Whether a row takes this path, and what it drops,
+    do not depend on its masked entries, so appending or inserting masked entries leaves the
+    value and the other derivatives bit for bit as they were. The other rows (a positive
+    weight at ``a_i > big``: huge scores, ``+inf``) take the pivoted log-weight path of
+    :func:`_log1p_weighted_sum`.
+    """
+    big, low = _limits(s.dtype)
+    zero = torch.zeros((), dtype=s.dtype, device=s.device)
+    s_max, s_min = s.amax(-1), s.amin(-1)
+    halves = ((s_max, s_min, 1.0, lambda r: torch.rsub(t[r], 1)), (-s_min, -s_max, -1.0, lambda r: t[r]))
+    # per half (a = sign * s), the rows with a positive weight at a > big: the careful path
+    careful = []
+    for hi, _, sign, w_of in halves:
+        c_rows = None
+        r = _rows(hi > big)
+        if r is not None:
+            c = torch.where(w_of(r) > 0, s[r] * sign, -math.inf).amax(-1)
+            c_rows = r[c > big]
+            if c_rows.numel() == 0:
+                c_rows = None
+        careful.append(c_rows)
+    # the direct terms, on the rows that are not careful in both halves
+    sub = None
+    if careful[0] is not None and careful[1] is not None:
+        both = torch.zeros(s.shape[0], dtype=torch.bool, device=s.device)
+        both[careful[0]] = True
+        both &= torch.isin(torch.arange(s.shape[0], device=s.device), careful[1])
+        if any_rows(both):
+            sub = (~both).nonzero().squeeze(1)
+    terms = _direct_terms(s, t, s_max, big) if sub is None else \
+        [x.new_zeros(s.shape).index_copy_(0, sub, y) for x, y in zip((s, s), _direct_terms(s[sub], t[sub], s_max[sub], big))]
+    out_halves = []
+    for term, (hi, lo, sign, w_of), c_rows in zip(terms, halves, careful):
+        s1 = _halving_sum(term)
+        inf_row = torch.zeros(s1.shape, dtype=torch.bool, device=s.device)
+        # rows that may drop an entry: an a_i > big, or an e^{a_i} that may be 0
+        drop = (hi > big) | (lo < low)
+        if c_rows is not None:
+            drop[c_rows] = False
+        r = _rows(drop)
+        if r is not None:
+            a_r = s[r] * sign
+            keep = (a_r <= big) & (torch.exp(a_r) != 0)
+            term_r = torch.where(keep, term[r], zero)
+            term[r] = term_r
+            s1[r] = _packed_sum(term_r, keep)
+        out = torch.log1p(s1)
+        if c_rows is not None:
+            o, e, _, s1c, infc = _log1p_weighted_sum(s[c_rows] * sign, w_of(c_rows), False)
+            # a half whose value is +inf has no gradient: its e (unshifted there, may overflow) is 0
+            e = torch.where(infc.unsqueeze(-1), zero, e)
+            out[c_rows], term[c_rows], s1[c_rows], inf_row[c_rows] = o, e, s1c, infc
+        out_halves.append((out, term, s1, inf_row))
+    return out_halves
+
+
+def _direct_terms(s: torch.Tensor, t: torch.Tensor, s_max: torch.Tensor, big: float):
+    """``((1 - t) e^{s}, t e^{-s})`` of :func:`_halves`' direct path (entries it drops or
+    rows it leaves to the careful path may hold inf or NaN)."""
+    ex = torch.exp(s)
+    term2 = torch.div(t, ex)  # t e^{-s}: e^{s} is normal where |s| <= big; other rows below
+    term1 = torch.rsub(t, 1).mul_(ex)  # (1 - t) e^{s}
+    del ex
+    far = _rows(s_max > big)  # e^{-s} may be subnormal: t e^{-s} directly
+    if far is not None:
+        term2[far] = t[far] * torch.exp(-s[far])
+    return term1, term2
+
+
 class _Zlpr(torch.autograd.Function):
     """``zlpr`` on 2-d ``s`` and ``t`` (compute dtype); returns the rows. The two halves come
-    from :func:`_log1p_weighted_sum`; the backward is their closed form, ``g e_i / (1 + s')``
-    per half (with respect to ``w``: ``g dw_i / (1 + s')``), 0 for a half whose value is
-    ``+inf`` and for a row with a NaN. Not twice differentiable."""
+    from :func:`_halves`; the backward is their closed form, ``g e_i / (1 + s')`` per half,
+    0 for a half whose value is ``+inf`` and for a row with a NaN. With respect to ``t`` it is
+    ``g dw_i / (1 + s')`` with ``dw`` and ``s'`` of :func:`_log1p_weighted_sum` over every row
+    (computed only when ``t`` requires a gradient). Not twice differentiable."""
 
     @staticmethod
     def forward(ctx, s, t):
-        need_dw = ctx.needs_input_grad[1]
-        out1, e1, dw1, s1_1, inf1 = _log1p_weighted_sum(s, 1 - t, need_dw)
-        out2, e2, dw2, s1_2, inf2 = _log1p_weighted_sum(-s, t, need_dw)
-        out = out1 + out2
-        # NaN in, NaN out: the weighted sums test w > 0 and b == max, which a NaN fails silently
+        (out1, e1, s1_1, inf1), (out2, e2, s1_2, inf2) = _halves(s, t)
+        out = out1.add_(out2)
+        dw = (None,) * 6
+        if ctx.needs_input_grad[1]:
+            _, _, dw1, d1, dinf1 = _log1p_weighted_sum(s, 1 - t, True)
+            _, _, dw2, d2, dinf2 = _log1p_weighted_sum(-s, t, True)
+            zero = torch.zeros((), dtype=s.dtype, device=s.device)  # an infinite half: no gradient
+            dw1, dw2 = torch.where(dinf1.unsqueeze(-1), zero, dw1), torch.where(dinf2.unsqueeze(-1), zero, dw2)
+            dw = (dw1, d1, dinf1, dw2, d2, dinf2)
+        # NaN in, NaN out (the careful path tests w > 0 and b == max, which a NaN fails silently)
         maybe = torch.isnan(s.sum(-1) + t.sum(-1))  # a row sum is NaN if the row holds a NaN (or inf - inf)
         nan_row = None
         if any_rows(maybe):
             nan_row = torch.isnan(s).any(-1) | torch.isnan(t).any(-1)
             out = torch.where(nan_row, torch.nan, out)
-        ctx.save_for_backward(e1, dw1, s1_1, inf1, e2, dw2, s1_2, inf2, nan_row)
+        ctx.save_for_backward(e1, s1_1, inf1, e2, s1_2, inf2, *dw, nan_row)
         return out
 
     @staticmethod
     @torch.autograd.function.once_differentiable
     def backward(ctx, g):
-        e1, dw1, s1_1, inf1, e2, dw2, s1_2, inf2, nan_row = ctx.saved_tensors
+        e1, s1_1, inf1, e2, s1_2, inf2, dw1, d1, dinf1, dw2, d2, dinf2, nan_row = ctx.saved_tensors
         zero = torch.zeros((), dtype=g.dtype, device=g.device)
         if nan_row is not None:
             g = torch.where(nan_row, zero, g)
-        k1 = torch.where(inf1, zero, g / (1 + s1_1)).unsqueeze(-1)
-        k2 = torch.where(inf2, zero, g / (1 + s1_2)).unsqueeze(-1)
         gs = gt = None
         if ctx.needs_input_grad[0]:
+            k1 = torch.where(inf1, zero, g / (1 + s1_1)).unsqueeze(-1)
+            k2 = torch.where(inf2, zero, g / (1 + s1_2)).unsqueeze(-1)
             gs = (e1 * k1).sub_(e2 * k2)
+            if nan_row is not None:  # a NaN row's terms may be NaN
+                gs = torch.where(nan_row.unsqueeze(-1), zero, gs)
         if ctx.needs_input_grad[1]:
+            k1 = torch.where(dinf1, zero, g / (1 + d1)).unsqueeze(-1)
+            k2 = torch.where(dinf2, zero, g / (1 + d2)).unsqueeze(-1)
             gt = (dw2 * k2).sub_(dw1 * k1)
         return gs, gt
 
@@ -225,16 +349,21 @@ def zlpr(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     NaN), the other half its usual one.
 
     Stability: each half ``log(1 + sum_i w_i e^{a_i})`` (``a = s, w = 1 - t``
-    and ``a = -s, w = t``) is a logsumexp over ``{0}`` and
-    ``{a_i + log w_i : w_i > 0}``, shifted by the detached largest element
-    ``(a_p, log w_p)``, with exponents formed as
+    and ``a = -s, w = t``) is computed per row in one of two ways. Where
+    every positive-weight ``a_i`` is at most 44 (float32) or 354 (float64)
+    — the usual case — directly: ``log1p(sum_i w_i e^{a_i})``, each term a
+    few roundings relative to itself (no overflow; small losses keep their
+    relative accuracy). Otherwise (huge scores, ``+inf``) as a logsumexp over
+    ``{0}`` and ``{a_i + log w_i : w_i > 0}``, shifted by the detached
+    largest element ``(a_p, log w_p)``, with exponents formed as
     ``2 (a_i/2 - a_p/2) + (log w_i - log w_p)`` (<= 0 up to rounding, no
     overflow for ``|s|`` up to the dtype's maximum, and ``a_i - a_p`` rounded
-    relative to itself, not to ``|a_p|``) and evaluated as ``m + log1p(s')``
-    with the maximal element's 1 removed exactly, so small losses keep their
-    relative accuracy. Both halves are >= 0: the sum has
+    relative to itself, not to ``|a_p|``), ``log w`` compensated for its
+    rounding at tiny weights, and evaluated as ``m + log1p(s')`` with the
+    maximal element's 1 removed exactly. Which way a row takes does not
+    depend on its masked positions. Both halves are >= 0: the sum has
     no cancellation. The gradient of each half is a softmax-type ratio
-    ``w_i e^{a_i - m} / S``, always finite.
+    ``w_i e^{a_i - m} / S``, always finite. Symbolic statements: ``spec/multilabel.py`` (ZLPR).
 
     Raises:
         ValueError: ``scores`` not a floating tensor, 0-d or with an empty
