@@ -170,11 +170,6 @@ DEVIATIONS: list[Deviation] = [
     Deviation("seed001.get_iou", "stability[*]", lambda r: _ce(r).got_value == 0.0,
               "the areas (x2 − x1 + 1)·(y2 − y1 + 1) are formed in the input dtype and overflow for large boxes "
               "(float16 from 256 px): IoU 0 where it is positive"),
-    *[Deviation(f"torchvision.{name}", "*[float16]" if half == "16" else "*[bfloat16]", lambda r: _ce(r).output_dtype == "float32",
-                "torchvision's box ops upcast half precision to float32 (_upcast) and return float32",
-                "torchvision/ops/_utils.py: _upcast")
-      for name in ("box_iou", "generalized_box_iou_loss", "distance_box_iou_loss", "complete_box_iou_loss")
-      for half in ("16", "b16")],
     *[Deviation(lib, prop, _finite,
                 "eps = 1e-7 is added to the union and to the enclosing box's area (its default): a bias of about "
                 "1e-7/area in values and gradients, visible in float64 and for small boxes (GIoU(a, a) = 0.905 "
