@@ -107,8 +107,7 @@ def image_violation(quantity, args, got, dtype: str, n: int, passes: int = 1, na
     if complement:  # the loss form 1 − q
         lo, hi = 1.0 - hi, 1.0 - lo
     worst = None
-    with np.errstate(invalid="ignore"):
-        below, above = np.where(np.isfinite(lo), lo - got, 0.0), np.where(np.isfinite(hi), got - hi, 0.0)
+    below, above = np.where(np.isfinite(lo), lo - got, 0.0), np.where(np.isfinite(hi), got - hi, 0.0)
     for idx in map(tuple, np.argwhere(np.isfinite(got) & ((below > 0) | (above > 0)))):
         bound = float(lo[idx] if below[idx] > 0 else hi[idx])
         excess = float(max(below[idx], above[idx]))
@@ -127,11 +126,10 @@ def image_violation(quantity, args, got, dtype: str, n: int, passes: int = 1, na
 
 def _sum_violation(check, got, expected, size, exponent, statement, dtype, n, passes, native, moved=()):
     ec, c = eps(compute_dtype(dtype, native)), roundings(n, passes)
-    with np.errstate(invalid="ignore", over="ignore"):
-        allowed = ec * (c * (size + np.abs(expected)) + 4.0 * exponent * size) + _final(dtype, native) * size \
-            + flush_allowance(dtype, n, passes)
-        excess = np.abs(got - expected)
-        bad = np.isfinite(got) & np.isfinite(allowed) & (excess > allowed)
+    allowed = ec * (c * (size + np.abs(expected)) + 4.0 * exponent * size) + _final(dtype, native) * size \
+        + flush_allowance(dtype, n, passes)
+    excess = np.abs(got - expected)
+    bad = np.isfinite(got) & np.isfinite(allowed) & (excess > allowed)
     if not bad.any():
         return None
     ratio = np.where(bad, excess / np.where(allowed > 0, allowed, math.inf), -1.0)
