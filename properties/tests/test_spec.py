@@ -214,6 +214,44 @@ def test_layout_draws(layout):
     check()
 
 
+def test_the_shapes_drawn_respect_each_quantity():
+    """strategies.SHAPES as each quantity takes them: boxes keep their 4 coordinates, a row of binary
+    labels at least 2 entries (both classes), lovasz_softmax's batches at least its min_rows rows, and
+    every batch shape of BATCH_SHAPES and the longest row occur."""
+    from losscheck.properties.strategies import BATCH_SHAPES, shapes_of
+    for q in spec.QUANTITIES.values():
+        shapes = shapes_of(q, q.max_n)
+        assert len(shapes) == len(set(shapes)) <= 8
+        assert all(int(np.prod(b, dtype=int)) >= q.min_rows for b, _ in shapes)
+        if q.fixed_length is not None:
+            assert {n for _, n in shapes} == {q.fixed_length} and {b for b, _ in shapes} == set(BATCH_SHAPES)
+        elif any(a.kind == "binary" for a in q.args):
+            assert min(n for _, n in shapes) == 2
+        else:
+            assert {1, q.max_n} <= {n for _, n in shapes}
+
+
+def test_a_second_unit_argument_is_drawn_related_to_the_first():
+    """Targets beside probabilities are drawn independently, as a copy (a perfect prediction) or as the
+    probabilities' hard labels, the flags before everything else (see strategies.arguments)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from losscheck.properties.strategies import arguments
+    q, seen = spec.get("dice"), set()
+
+    @settings(max_examples=60, database=None, deadline=None)
+    @given(st.data())
+    def check(data):
+        a = data.draw(arguments(q))
+        p, t = a["probs"], a["targets"]
+        if p.any():
+            seen.add("identical" if np.array_equal(p, t) else "hard" if np.array_equal(t, (p >= 0.5) * 1.0) else "other")
+        seen.add(("squared", a["squared"]))
+    check()
+    assert {"identical", "hard", "other", ("squared", True), ("squared", False)} <= seen
+
+
 def test_reference_overlap_closed_forms():
     # independent closed forms, by hand
     p, t = np.array([[0.5, 1.0], [0.25, 0.0]]), np.array([[1.0, 1.0], [0.0, 0.0]])
@@ -251,7 +289,28 @@ def test_probes_from_a_base_match_full_evaluations():
         for k in range(len(xs)):
             assert c.moved(base, c.symbols[k], f) == c.values_only(xs[:k] + [xs[k] * f] + xs[k + 1:])
         for t in range(c.inner):
-            assert c.moved(base, c.steps[t].symbol, f) == c.values_only(xs, perturb=(t, f))
+            assert c.moved(base, c.steps[t].symbol, f) == c.values_only(xs, factors={t: f})
+
+
+def test_jacobian_probes_from_a_base_match_full_evaluations():
+    """Compiled.moved_jacobian (the gradient's rounding probes) re-evaluates only the steps that depend
+    on the moved intermediate; it must give exactly the Jacobian of a full evaluation in which that
+    step's value is scaled and its own derivatives are not."""
+    import dataclasses
+    args = {"x": np.array([0.3, -2.0, 5.0, 1.0, 0.7]), "topk": 4, "k": 1.3}
+    ref = spec.Reference(spec.get("soft_topk"))
+    row = next(ref.rows(args))[1]
+    c = ref._compiled(row)
+    with mpmath.workdps(70):
+        xs, f = ref._flat(c, row), 1 + mpmath.mpf("1e-7")
+        env, D = c.jacobian(xs)
+        assert [D[o] for o in c.outputs] == [c.run(xs, with_steps=False)[4][o] for o in c.outputs]
+        for t in range(c.inner):
+            st = c.steps[t]
+            scaled = dataclasses.replace(st, value=lambda vals, v=st.value: v(vals) * f)
+            whole = dataclasses.replace(c, steps=c.steps[:t] + (scaled,) + c.steps[t + 1:])
+            _, Dw = whole.jacobian(xs)
+            assert c.moved_jacobian(env, D, t, f) == [Dw[o] for o in c.outputs]
 
 
 def test_a_probe_that_leaves_the_rows_definition_is_not_taken():
