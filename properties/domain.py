@@ -39,10 +39,12 @@ def _per_dtype(v64, v16=None):
 _LO = _per_dtype(1e-30, tiny("float16"))
 
 TABLE = (
-    Bound(("vector",), _LO, _per_dtype(1e4, 2.0 ** 10),
+    Bound(("vector",), _LO, _per_dtype(1e4, 2.0 ** 8),
           "logits and scores: trained networks reach hundreds, 1e4 leaves margin and still puts exp's "
           "overflow (88.7 in float32, 709.8 in float64) inside, so a missing max-shift is a bug; float16: "
-          "|x| ≤ 1024 keeps k·x and sums of n entries below its largest value 65504"),
+          "|x| ≤ 256 keeps k·x (k ≤ 100), differences over a temperature (s_i − s_j)/τ (τ ≥ 0.01) and sums "
+          "of n entries below its largest value 65504, so a native float16 k·x that overflows is a range "
+          "finding (with |x| ≤ 1024 a textbook torch.logsumexp(k·x) overflowed at k = 100)"),
     Bound(("simplex", "unit", "target"), _LO, _per_dtype(1.0),
           "probabilities and soft labels: entries in [0, 1]; below 1e-30 a probability is underflow, not data"),
     Bound(("box",), _per_dtype(1e-6, tiny("float16")), _per_dtype(2.0 ** 13),

@@ -41,6 +41,9 @@ SHRINK_SECONDS = 20.0
 #: calls to the target a failing property may spend shrinking, per example of its budget: with
 #: ``--max-examples 5`` a shrink makes at most 50 calls (Hypothesis alone made 104–493)
 SHRINK_CALLS_PER_EXAMPLE = 10
+#: the share of both budgets left to a failure whose root cause an earlier property of the audit
+#: has shrunk already (see :func:`run_property`)
+REPEAT_SHARE = 0.1
 
 
 def make_settings(max_examples=None, seed=None, derandomize=None, shrink=True):
@@ -90,6 +93,7 @@ class _Run:
     failed_at: float | None = None  # perf_counter of the first failure
     calls_at_failure: int = 0
     frozen: str = ""  # why shrinking stopped early: "" (it did not), "time" or "calls"
+    repeat_of: str = ""  # the property that shrank this failure's root cause first (its budget is cut)
     failures: dict = field(default_factory=dict)  # case key -> its failing Outcome
     #: findings below the search's floor (severity -> the first Outcome of it): kept, not raised, so the
     #: search goes on for a more severe one and the shrinker never leaves the floor's class
@@ -112,7 +116,7 @@ def _case_key(case) -> bytes:
 
 def run_property(prop: Property, target: Target, settings=None, seed=None, *, observer=None,
                  shrink_seconds: float = SHRINK_SECONDS, shrink_calls: int | None = None,
-                 gate: str = DEFAULT_GATE) -> dict:
+                 gate: str = DEFAULT_GATE, shrunk_causes: dict | None = None) -> dict:
     """Run one property; return its result record (the schema: properties.results.PropertyResult).
 
     The search raises (stops and shrinks) only for a **bug** (properties.severity): accuracy and
@@ -127,19 +131,27 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     ``shrink_calls`` calls of the target (default ``SHRINK_CALLS_PER_EXAMPLE`` × the example
     budget); the record's ``calls`` counts every call made, ``shrunk`` says whether the
     counterexample is fully shrunk ("full"), cut by a budget ("time", "calls") or not shrunk
-    ("off").  ``observer`` (see :class:`Observer`) is told of every example checked."""
+    ("off").  ``observer`` (see :class:`Observer`) is told of every example checked, and of the
+    first failure found, before it is shrunk.
+
+    ``shrunk_causes`` ({root cause: property}, :func:`audit` keeps it): a failure whose root cause
+    (:attr:`properties.results.PropertyResult.cause`) an earlier property of the audit has already
+    shrunk is shrunk for ``REPEAT_SHARE`` of the time only (the record's ``repeat_of`` names that
+    property): the report shows one finding per root cause, so the shrinking time goes to the
+    causes not yet seen (a soft_topk without its min-shift fails eight properties for two causes)."""
     at_gate("bug", gate)  # a ValueError naming the gate where it is unknown
-    rec = _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, "bug")
+    causes = {} if shrunk_causes is None else shrunk_causes
+    rec = _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, "bug", causes)
     if (gate != "bug" and rec["verdict"] == "fails" and rec.get("shrunk") == "off" and rec.get("severity") != "bug"
             and at_gate(rec.get("severity", ""), gate) and Phase.shrink in (settings or make_settings()[0]).phases):
-        again = _run_property(prop, target, settings, seed, Observer(), shrink_seconds, shrink_calls, gate)
+        again = _run_property(prop, target, settings, seed, Observer(), shrink_seconds, shrink_calls, gate, causes)
         if again["verdict"] == "fails":
             again["calls"] += rec["calls"]
             rec = again
     return rec
 
 
-def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, floor) -> dict:
+def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, floor, causes) -> dict:
     """One search of :func:`run_property`, raising at severity ``floor`` and above."""
     settings = settings or make_settings()[0]
     observer = observer or Observer()
@@ -190,6 +202,13 @@ def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink
             run.last = out
             if run.failed_at is None:
                 run.failed_at, run.calls_at_failure = time.perf_counter(), run.calls
+                cause = _cause(prop, out)
+                if shrinking and cause in causes:
+                    run.repeat_of = causes[cause]
+                    run.shrink_seconds, run.shrink_calls = run.shrink_seconds * REPEAT_SHARE, max(1, int(run.shrink_calls * REPEAT_SHARE))
+                elif shrinking:
+                    causes[cause] = prop.name
+                observer.failure_found(prop.name, out, run.shrink_seconds if shrinking else 0.0)
             if key is not None:
                 run.failures[key] = out
             raise _Failed(out)  # one raise site: Hypothesis tells failures apart by where they are raised
@@ -207,6 +226,8 @@ def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink
         if rec["verdict"] == "fails":
             run.budget_spent()  # Hypothesis's deadline (_shrink_deadline) may have ended the shrink first
             rec["shrunk"] = "off" if (as_found or not shrinking) else (run.frozen or "full")
+            if run.repeat_of and rec["shrunk"] != "off":
+                rec["repeat_of"] = run.repeat_of
         others = [o for sev, o in sorted(run.below.items(), key=lambda kv: -rank(kv[0]))
                   if o is not (run.last if not as_found else _worst_below(run))]
         if others:
@@ -222,7 +243,7 @@ def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink
                     one(case)
                 except UnsatisfiedAssumption:
                     pass
-        with _shrink_deadline(shrink_seconds):
+        with _shrink_deadline(shrink_seconds), _constants_of(target.fn):
             test()
     except _Skipped as e:
         return finish(_record(prop, "skipped", e.outcome, 0, t0))
@@ -251,6 +272,15 @@ def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink
     return finish(rec)
 
 
+def _cause(prop, out: Outcome) -> tuple[str, str]:
+    """(severity, root cause) of a failing outcome, as :class:`properties.results.PropertyResult`
+    states it for the finished record."""
+    rec = {"property": prop.name, "kind": prop.kind, "verdict": "fails", "message": out.message,
+           "severity": out.severity or "bug", "counterexample": _counterexample(out)}
+    r = PropertyResult.from_record(rec)
+    return r.tier, r.cause
+
+
 def _worst_below(run) -> Outcome:
     return max(run.below.values(), key=lambda o: rank(o.severity))
 
@@ -275,6 +305,39 @@ def _shrink_deadline(seconds: float):
         yield
 
 
+@contextlib.contextmanager
+def _constants_of(fn):
+    """Hypothesis draws, now and then, constants found in the source of the *local* modules loaded at
+    the time (``hypothesis.internal.conjecture.providers``): which modules those are depends on how
+    losscheck is installed (an editable checkout is local, site-packages is not) and on what was
+    imported before, so derandomised draws differed between the two and with the order of a test
+    run.  For each property the pool is pinned to the constants of the audited callable's own module
+    (its thresholds, such as softplus's 20, are worth drawing), the same whatever else is loaded.
+    Where a Hypothesis release lacks that machinery (private), its own pool stays."""
+    import inspect as _inspect
+
+    from hypothesis.internal.conjecture import providers
+    try:
+        from hypothesis.internal.constants_ast import Constants, constants_from_module
+    except ImportError:
+        yield
+        return
+    if not hasattr(providers, "_get_local_constants") or not hasattr(providers, "CONSTANTS_CACHE"):
+        yield
+        return
+    module = _inspect.getmodule(fn)
+    try:
+        pool = constants_from_module(module) if module is not None else Constants()
+    except Exception:  # no source (a builtin, a C extension): no constants
+        pool = Constants()
+    providers.CONSTANTS_CACHE.cache.clear()  # it holds the permitted constants of the previous pool
+    try:
+        with mock.patch.object(providers, "_get_local_constants", lambda: pool):
+            yield
+    finally:
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
 def _property_settings(prop, target, settings):
     if target.quantity.budget != 1.0 and prop.uses_reference:  # Quantity.budget scales the examples of costly references
         return hsettings(settings, max_examples=max(3, round(settings.max_examples * target.quantity.budget)))
@@ -294,7 +357,8 @@ class Observer:
     ``property_started(name, budget)``: a property begins, ``budget`` examples planned
     (its regression rows and the example budget; shrinking adds calls beyond it);
     ``example_done(name, examples, failing)``: one more example checked, ``failing``
-    once the property has a counterexample; ``property_done(record)``: its result."""
+    once the property has a counterexample; ``failure_found(name, outcome, seconds)``: its
+    first counterexample, before shrinking; ``property_done(record)``: its result."""
 
     def audit_started(self, properties: dict[str, int]) -> None:  # name -> planned examples (:func:`planned`)
         pass
@@ -304,6 +368,11 @@ class Observer:
 
     def example_done(self, name: str, examples: int, failing: bool) -> None:
         pass
+
+    def failure_found(self, name: str, outcome, shrink_seconds: float) -> None:
+        """The first failing example of property ``name`` (an :class:`properties.checks.Outcome`: its
+        ``severity`` and ``message``), as found; it is shrunk next for at most ``shrink_seconds``
+        (0: not shrunk)."""
 
     def property_done(self, record: dict) -> None:
         pass
@@ -401,12 +470,15 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
                          f"(its properties: {', '.join(p.name for p in properties_for(q, framework))})")
     observer = observer or Observer()
     observer.audit_started({p.name: planned(p, target, settings) for p in props})
-    results = []
+    results, causes = [], {}  # root causes shrunk so far -> the property that shrank them
     for prop in props:
-        run = functools.partial(run_property, observer=observer, shrink_seconds=shrink_seconds, gate=gate)
+        run = functools.partial(run_property, observer=observer, shrink_seconds=shrink_seconds, gate=gate,
+                                shrunk_causes=causes)
         rec = run(prop, target, settings, seed)  # the checks skip gradients of a non-differentiable target
         if rec["verdict"] == "fails" and conventions and prop.kind == "conformance":
-            rec = _under_conventions(run, prop, target, settings, seed, conventions, rec)
+            # shrunk afresh: the conventions may explain the cause this property registered
+            rerun = functools.partial(run, shrunk_causes={c: p for c, p in causes.items() if p != prop.name})
+            rec = _under_conventions(rerun, prop, target, settings, seed, conventions, rec)
         results.append(rec)
         observer.property_done(rec)
         if progress:

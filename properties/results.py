@@ -90,6 +90,10 @@ class PropertyResult:
     #: that explains it (impls/adapters/deviations.py: {"reason", "upstream"}), where there is one
     conventions: str = ""
     known: dict | None = None
+    #: how far the counterexample was shrunk: "full", cut by a budget ("time", "calls"), "off" (as found)
+    shrunk: str = ""
+    #: the property that had already shrunk this root cause, where this one was shrunk briefly only
+    repeat_of: str = ""
 
     @classmethod
     def from_record(cls, r: dict) -> PropertyResult:
@@ -99,7 +103,8 @@ class PropertyResult:
                    counterexample=Counterexample.from_record(r.get("counterexample")),
                    off_domain=r.get("off_domain") or "",
                    others=tuple((o.get("severity") or "", o.get("message") or "") for o in r.get("others") or ()),
-                   conventions=r.get("conventions") or "", known=r.get("known"))
+                   conventions=r.get("conventions") or "", known=r.get("known"),
+                   shrunk=r.get("shrunk") or "", repeat_of=r.get("repeat_of") or "")
 
     @property
     def tier(self) -> str:
@@ -222,10 +227,11 @@ class FindingGroup:
 
     @property
     def representative(self) -> PropertyResult:
-        """The result shown in full: the most precise dtype's (float64 where there is one: every digit)."""
+        """The result shown in full: one shrunk with the whole budget (not a repeat of a cause shrunk
+        elsewhere), of the most precise dtype among those (float64 where there is one: every digit)."""
         def rank(r):
             dt = r.property[r.property.find("[") + 1:-1] if "[" in r.property else ""
-            return _DTYPE_ORDER.index(dt) if dt in _DTYPE_ORDER else len(_DTYPE_ORDER)
+            return bool(r.repeat_of), _DTYPE_ORDER.index(dt) if dt in _DTYPE_ORDER else len(_DTYPE_ORDER)
         return min(self.results, key=rank)
 
     @property

@@ -2,8 +2,8 @@
 
 Every strategy draws float64 NumPy values that are *exact* in the target
 dtype (drawn, then rounded to it), so the reference sees exactly what the
-implementation sees.  Arrays stay small (correctness, not speed): one of
-``BATCH_SHAPES`` and n ≤ ``MAX_N`` entries.
+implementation sees.  Arrays stay small (correctness, not speed): one of the
+eight (batch shape, n) pairs of ``SHAPES``, n ≤ ``MAX_N`` entries.
 
 Regimes:
 - ``moderate``: |x| ≤ 64, k in [1/8, 8] — values and gradients; on the typical
@@ -81,13 +81,48 @@ def _elements(regime, dtype):
 
 
 #: Batch shapes: none, a singleton axis (broadcasting's edge case), one axis and
-#: two axes.  Few distinct shapes on purpose: jax compiles once per shape and
-#: dtype, and compilation, not arithmetic, dominates a jax property's time.
+#: two axes.
 BATCH_SHAPES = ((), (1,), (3,), (2, 3))
+
+#: The (batch shape, row length) pairs the properties draw, simplest first (Hypothesis shrinks
+#: towards the first; "max" is the quantity's ``max_n``): one entry and a pair, a long row alone,
+#: a singleton batch, a batch of one-entry rows, the common 2-D case, and two batch axes with
+#: short and long rows.  Every batch shape and the row lengths 1, 2, 3, 4 and the longest occur,
+#: but only eight pairs rather than all 24: jax compiles a program per shape and dtype, and a
+#: property draws ~10 distinct pairs of 24, a different ~10 for each property, so that every
+#: dtype compiled ~20 shapes for each of its programs — compilation, not arithmetic, was most of
+#: a jax audit's time (session 14: 155 programs for zlpr, 225 for cross_entropy).
+SHAPES = (((), 1), ((), 2), ((), "max"), ((1,), 3), ((3,), 1), ((3,), 4), ((2, 3), 2), ((2, 3), "max"))
+
+
+#: How a second ``unit`` argument relates to the first (see :func:`arguments`); "independent" first
+#: (Hypothesis shrinks towards it) and twice as likely as each of the others
+UNIT_RELATIONS = ("independent", "independent", "identical", "hard")
 
 
 def batch_shapes():
     return st.sampled_from(BATCH_SHAPES)
+
+
+def shapes_of(quantity, max_n) -> tuple:
+    """:data:`SHAPES` as ``quantity`` can take them: its fixed row length (boxes: 4), at least 2
+    entries where a row needs both classes, at most ``max_n``, batches of at least its ``min_rows``
+    rows (duplicates dropped, the order kept)."""
+    binary = any(a.kind == "binary" for a in quantity.args)
+    enough = [b for b in BATCH_SHAPES if int(np.prod(b, dtype=int)) >= quantity.min_rows]
+    out = []
+    for batch, n in SHAPES:
+        n = max_n if n == "max" else min(n, max_n)
+        if quantity.fixed_length is not None:
+            n = quantity.fixed_length
+        elif binary:
+            n = max(n, 2)
+        if int(np.prod(batch, dtype=int)) < quantity.min_rows:
+            batch = enough[0]
+        if quantity.min_rows > 1 and quantity.layout == "all":
+            n = min(n, max(1, quantity.max_size // quantity.min_rows))
+        out.append((batch, n))
+    return tuple(dict.fromkeys(out))
 
 
 @st.composite
@@ -341,17 +376,17 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
     max_n = quantity.max_n
     if any(a.kind == "count" for a in quantity.args):
         max_n = min(max_n, 5)  # recursion depth bounds the reference's size
-    if quantity.fixed_length is not None:
-        n = quantity.fixed_length
-    elif any(a.kind == "binary" for a in quantity.args):
-        n = draw(st.integers(2, max_n))
-    else:
-        n = draw(st.integers(1, max_n))
-    if quantity.min_rows > 1:  # (other quantities keep their derandomised draws)
-        n = min(n, max(1, quantity.max_size // quantity.min_rows)) if quantity.layout == "all" else n
-        batch = draw(st.sampled_from([b for b in BATCH_SHAPES if int(np.prod(b, dtype=int)) >= quantity.min_rows]))
-    else:
-        batch = draw(batch_shapes())
+    # flags first: Hypothesis explores the first choices of a draw systematically (each new example
+    # a prefix not seen yet), the later ones at random, so a flag drawn last was True only beside
+    # all-zero arrays in 50 examples of dice (squared=True, where a Dice ignoring it differs)
+    flags = {a.name: draw(st.booleans()) for a in quantity.args if a.kind == "flag"}
+    # a second unit argument (targets beside probabilities) drawn independently of the first, or
+    # as its copy (a perfect prediction: the overlap is 1, the loss 0) or as its hard labels (the
+    # prediction rounded): independent draws almost never overlap that much (a Jaccard that counts
+    # Σ p·t twice exceeds 1 only where 3·Σ p·t > Σ p + Σ t)
+    units = [a.name for a in quantity.args if a.kind == "unit"]
+    relation = draw(st.sampled_from(UNIT_RELATIONS)) if len(units) > 1 else "independent"
+    batch, n = draw(st.sampled_from(shapes_of(quantity, max_n)))
     limit = quantity.max_rows if quantity.layout != "all" else quantity.max_size // n
     while int(np.prod(batch, dtype=int)) > limit and int(np.prod(batch[1:], dtype=int)) >= quantity.min_rows:
         batch = batch[1:]
@@ -365,6 +400,7 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         z = np.array(draw(st.lists(st.sampled_from([False, False, False, True]), min_size=rows, max_size=rows)))
         zero = np.broadcast_to(z.reshape(() if quantity.layout == "all" else batch + (1,)), shape)
     special = None  # box arguments: generic or special (see box_arrays), shared by all of them
+    unlaid = {}  # the arguments as drawn, before the layout moves an axis
     for a in quantity.args:
         masked_here = m is not None and a.name == m.arg
         if a.kind == "vector":
@@ -372,7 +408,11 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         elif a.kind == "simplex":
             v = draw(simplex_arrays(shape, dtype, zeros=mask if m is not None and a.name in (m.arg, m.weights) else None))
         elif a.kind == "unit":
-            v = np.where(zero, 0.0, draw(unit_arrays(shape, dtype, regime)))
+            first = unlaid.get(units[0])
+            if first is None or relation == "independent":
+                v = np.where(zero, 0.0, draw(unit_arrays(shape, dtype, regime)))
+            else:
+                v = first.copy() if relation == "identical" else np.where(first >= 0.5, 1.0, 0.0)
             if m is not None and a.name == m.weights:
                 v = np.where(mask, 0.0, v)
         elif a.kind == "sign":
@@ -398,11 +438,12 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
         elif a.kind == "nonnegative":  # its 0 (the default of smooth and eps) is drawn already
             v = draw(nonnegatives("moderate" if regime == "masked" else regime, dtype))
         elif a.kind == "flag":
-            v = draw(st.booleans())
+            v = flags[a.name]
         else:  # count
             v = draw(st.integers(1, n))
         if masked_here and a.kind != "simplex":
             v = np.where(mask, m.value, v)
+        unlaid[a.name] = v
         if quantity.layout == "first" and isinstance(v, np.ndarray):
             v = np.moveaxis(v, -1, 0)  # the drawn rows become the reduced axis 0
         args[a.name] = v

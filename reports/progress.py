@@ -37,6 +37,8 @@ def result_line(rec: dict) -> str:
     undetermined = f"  ({rec['undetermined']} undetermined)" if rec.get("undetermined") else ""
     shrunk = {"time": "  (not fully shrunk: time budget)", "calls": "  (not fully shrunk: call budget)",
               "off": "  (not shrunk)"}.get(rec.get("shrunk", ""), "")
+    if rec.get("repeat_of"):
+        shrunk = f"  (shrunk briefly: {rec['repeat_of']} shrank the same cause)"
     line = f"  {mark:5} {rec['property']:<24} {rec['examples']:>4} ex{extra}{undetermined}{kind}{shrunk}"
     if rec["verdict"] != "holds" and rec["message"]:
         line += f"\n        {rec['message']}"
@@ -121,6 +123,12 @@ class AuditProgress(Observer, AbstractContextManager):
             # shrinking goes beyond the budget: the bar stays within this property's share
             self._progress.update(self._task, completed=self._done_before + min(examples, self._budget.get(name, examples)),
                                   description=self._describe(name + (" (shrinking)" if failing else "")))
+
+    def failure_found(self, name: str, outcome, shrink_seconds: float) -> None:
+        """Said at once, before the shrink (which may take ``shrink_seconds``): the property's line follows."""
+        mark = _SEVERITY_MARK.get(outcome.severity or "bug", "FAIL")
+        then = f"; shrinking it (at most {shrink_seconds:.0f} s)" if shrink_seconds else ""
+        self.print(f"  {mark:5} {name:<24} found{then}: {outcome.message.splitlines()[0] if outcome.message else ''}")
 
     def property_done(self, record: dict) -> None:
         self.findings += _is_finding(record)

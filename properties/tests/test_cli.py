@@ -207,7 +207,7 @@ def test_findings_print_once_per_root_cause_bugs_first(tmp_path, capsys):
     path.write_text("import torch\n\n\ndef dice_loss(probs, targets):\n"
                     "    return 1 - ((probs * targets).sum() + 1) / (probs.sum() + targets.sum() + 1)\n")
     code = main(["audit", f"{path}:dice_loss", "--quantity", "dice", "--loss", "--fix", "smooth=1", "--fix", "squared=False",
-                 "--only", "[float", "--max-examples", "3", "--no-shrink", "--in-process"])
+                 "--only", "[float", "--max-examples", "5", "--no-shrink", "--in-process"])
     out = capsys.readouterr().out
     assert code == EXIT_FAIL
     heads = [line for line in out.splitlines() if line.startswith("--- ")]
