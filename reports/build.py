@@ -25,16 +25,25 @@ def environment():
     return env
 
 
-def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None, jobs=1, profile=None):
-    """Audit every registered implementation on every available device (``verbose``: a
-    progress bar on a terminal, one line per property elsewhere).  ``jobs`` > 1 audits that many
-    at once, each in a process of its own (``concurrent.futures`` with spawn: a fresh interpreter,
-    never a fork of one where jax is initialised; ``profile`` is the Hypothesis profile each loads),
-    one line per finished audit instead of the bar; the results keep the plan's order."""
+def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None, profile=None):
+    """Audit every registered implementation on every available device, one after another, in this
+    process (``verbose``: a progress bar on a terminal, one line per property elsewhere);
+    :func:`audit_report` runs them in a pool of processes."""
+    from .progress import AuditProgress
+    plan = plan_ours(quantities)
+    audits = []
+    with AuditProgress(targets=len(plan)) if verbose else contextlib.nullcontext() as observer:
+        for fw_name, device, qname in plan:
+            if observer is not None:
+                observer.begin_target(f"{_label(fw_name, device)} :: {qname}")
+            audits.append(audit_one(fw_name, device, qname, max_examples, seed, observer=observer))
+    return audits
+
+
+def plan_ours(quantities=None) -> list[tuple[str, str, str]]:
+    """(framework, device, quantity) of every registered implementation on every available device."""
     from losscheck import impls, spec
     from losscheck.properties import frameworks
-
-    from .progress import AuditProgress
     plan = []
     for fw_name in frameworks.NAMES:
         fw = frameworks.get(fw_name)
@@ -44,15 +53,55 @@ def audit_ours(max_examples=None, seed=None, verbose=False, quantities=None, job
         ours = impls.implementations(fw_name)
         plan += [(fw_name, device, qname) for device in fw.devices() for qname in spec.QUANTITIES
                  if (not quantities or qname in quantities) and qname in ours]
-    if jobs > 1 and len(plan) > 1:
-        return _audit_in_processes(plan, max_examples, seed, jobs, profile, verbose)
-    audits = []
-    with AuditProgress(targets=len(plan)) if verbose else contextlib.nullcontext() as observer:
-        for fw_name, device, qname in plan:
-            if observer is not None:
-                observer.begin_target(f"{_label(fw_name, device)} :: {qname}")
-            audits.append(audit_one(fw_name, device, qname, max_examples, seed, observer=observer))
-    return audits
+    return plan
+
+
+def audit_report(max_examples=None, seed=None, jobs=2, profile=None, adapters=(), timeout=None, quantities=None):
+    """What ``losscheck report`` computes, in one pool of ``jobs`` processes (spawned: fresh
+    interpreters, never a fork of one where jax is initialised; ``profile`` is the Hypothesis
+    profile each loads): the audits of our implementations, the symbolic claims of every quantity,
+    and the audits of ``adapters`` (names; each in a child process of its own, which holds the
+    worker's place while it runs).  The longest tasks go first (jax's audits, whose compilations
+    make them the longest, then the adapters', then torch's and the proofs), so that no core idles
+    at the end.  One line per finished task.  Returns (our audits in the plan's order, {quantity:
+    proofs}, the adapters' records in the order given)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from losscheck import spec
+
+    from . import thirdparty
+    plan = plan_ours(quantities)
+    names = [q for q in spec.QUANTITIES if not quantities or q in quantities]
+    ours, proofs, theirs = [None] * len(plan), {}, [None] * len(adapters)
+    total = len(plan) + len(adapters) + len(names)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {}
+        for i, (fw, device, qname) in sorted(enumerate(plan), key=lambda t: t[1][0] != "jax"):
+            futures[pool.submit(audit_one, fw, device, qname, max_examples, seed, None, profile)] = ("ours", i)
+        for i, name in enumerate(adapters):
+            kw = {} if timeout is None else {"timeout": timeout}
+            futures[pool.submit(thirdparty.audit_adapter, name, max_examples, seed, **kw)] = ("adapter", i)
+        for qname in names:
+            futures[pool.submit(prove, qname)] = ("claims", qname)
+        for done, future in enumerate(as_completed(futures), 1):
+            kind, key = futures[future]
+            res = future.result()
+            if kind == "ours":
+                ours[key] = res
+                failing = sum(r["verdict"] in ("fails", "error") for r in res["results"])
+                line = (f"{res['label']} :: {res['quantity']}: {len(res['results'])} properties, "
+                        f"{failing} failing, {res['seconds']:.0f} s")
+            elif kind == "adapter":
+                theirs[key] = res
+                line = thirdparty.summary(res, key + 1, len(adapters)).split("] ", 1)[1]
+            else:
+                proofs[key] = res
+                statuses = [r["status"] for r in res.values()]
+                line = (f"claims of {key}: " + ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
+                        if statuses else f"claims of {key}: no symbolic claim")
+            print(f"[{done}/{total}] {line}", flush=True)
+    return ours, proofs, theirs
 
 
 def _label(fw_name, device):
@@ -75,36 +124,34 @@ def audit_one(fw_name, device, qname, max_examples=None, seed=None, observer=Non
     return res
 
 
-def _audit_in_processes(plan, max_examples, seed, jobs, profile, verbose):
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    out = [None] * len(plan)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(audit_one, fw, device, qname, max_examples, seed, None, profile): i
-                   for i, (fw, device, qname) in enumerate(plan)}
-        for done, future in enumerate(as_completed(futures), 1):
-            res = out[futures[future]] = future.result()
-            if verbose:
-                failing = sum(r["verdict"] in ("fails", "error") for r in res["results"])
-                print(f"[{done}/{len(plan)}] {res['label']} :: {res['quantity']}: {len(res['results'])} properties, "
-                      f"{failing} failing, {res['seconds']:.0f} s", flush=True)
-    return out
-
-
-def claim_records(q, audits, symbolic=True, verbose=False):
-    """Each claim with its status: proved / proved on instances / refuted (symbolic),
-    held / failed with per-implementation verdicts (numerical)."""
-    out = []
+def prove(qname: str, verbose=False) -> dict:
+    """{claim name: record} of the symbolic claims of quantity ``qname``, each checked with SymPy
+    now: proved / proved on instances / refuted (a top-level function: a process pool runs it)."""
+    from losscheck import spec
+    q = spec.QUANTITIES[qname]
+    out = {}
     for c in q.claims:
         if hasattr(c, "check") and c in q.symbolic_claims:
-            if not symbolic:
-                continue
             t0 = time.perf_counter()
             r = c.check()
             if verbose:
                 print(f"  claim {q.name}.{c.name}: {r.status} ({time.perf_counter() - t0:.1f}s)", flush=True)
-            out.append({"name": c.name, "statement": c.statement, "kind": "symbolic", "status": r.status,
-                        "detail": r.detail, "counterexample": r.counterexample, "source": c.source})
+            out[c.name] = {"name": c.name, "statement": c.statement, "kind": "symbolic", "status": r.status,
+                           "detail": r.detail, "counterexample": r.counterexample, "source": c.source}
+    return out
+
+
+def claim_records(q, audits, symbolic=True, verbose=False, proofs=None):
+    """Each claim with its status: proved / proved on instances / refuted (symbolic; ``proofs``:
+    :func:`prove`'s records where already computed), held / failed with per-implementation
+    verdicts (numerical)."""
+    out = []
+    if symbolic and proofs is None:
+        proofs = prove(q.name, verbose)
+    for c in q.claims:
+        if hasattr(c, "check") and c in q.symbolic_claims:
+            if symbolic:
+                out.append(proofs[c.name])
             continue
         per, examples = {}, 0
         for a in audits:  # a catalogue claim's status comes from our implementations; third-party
@@ -127,8 +174,9 @@ def claim_records(q, audits, symbolic=True, verbose=False):
     return out
 
 
-def build_results(audits, settings=None, symbolic=True, verbose=False, quantities=None):
-    """The results dict; ``quantities`` limits the sections (default: every registered one)."""
+def build_results(audits, settings=None, symbolic=True, verbose=False, quantities=None, proofs=None):
+    """The results dict; ``quantities`` limits the sections (default: every registered one);
+    ``proofs``: {quantity: :func:`prove`'s records} already computed."""
     from losscheck import spec
     names = [n for n in spec.QUANTITIES if quantities is None or n in quantities]
     quantities = {}
@@ -137,7 +185,7 @@ def build_results(audits, settings=None, symbolic=True, verbose=False, quantitie
         quantities[name] = {
             "family": q.family, "summary": q.summary, "formula": q.formula, "signature": q.signature,
             "conventions": list(q.conventions), "reference": q.reference,
-            "claims": claim_records(q, audits, symbolic, verbose),
+            "claims": claim_records(q, audits, symbolic, verbose, (proofs or {}).get(name)),
         }
     return {
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

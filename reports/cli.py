@@ -335,22 +335,39 @@ def _print_failures(results):
 
 def cmd_report(args):
     from losscheck.properties import profiles
-    from losscheck.reports.build import audit_ours, build_results
+    from losscheck.reports import thirdparty
+    from losscheck.reports.build import audit_ours, audit_report, build_results
     from losscheck.reports.render import write_report
-    from losscheck.reports.thirdparty import audit_all
     profiles.load(args.profile)
-    audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True, jobs=args.jobs, profile=args.profile)
-    results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
-    paths = write_report(results, args.out)  # ours first: a failure later keeps it
+    only = "seed" if args.third_party == "seeds" else None
     skipped = []
-    if args.third_party != "none":
-        print("\nthird-party code (one process per adapter):", flush=True)
-        theirs = audit_all(args.out, max_examples=args.max_examples, seed=args.seed, settings=_settings(args),
-                           only="seed" if args.third_party == "seeds" else None)
-        skipped = theirs["skipped_adapters"]
-        audits += theirs["audits"]
-        results["audits"], results["skipped_adapters"] = audits, skipped
+    if args.jobs > 1:  # one pool: our audits, the proofs and the adapters' audits side by side
+        tp, runnable = thirdparty.plan(only, _settings(args)) if args.third_party != "none" else (None, [])
+        print(f"auditing our implementations, proving the symbolic claims and auditing {len(runnable)} adapters, "
+              f"{args.jobs} at a time", flush=True)
+        audits, proofs, records = audit_report(max_examples=args.max_examples, seed=args.seed, jobs=args.jobs,
+                                               profile=args.profile, adapters=[a.name for a in runnable])
+        results = build_results(audits, settings=_settings(args), proofs=proofs)
+        if tp is not None:
+            for record in records:
+                thirdparty.add(tp, record, args.out)
+            thirdparty.finish(tp, args.out)
+            skipped = tp["skipped_adapters"]
+            audits += tp["audits"]
+            results["audits"], results["skipped_adapters"] = audits, skipped
         paths = write_report(results, args.out)
+    else:
+        audits = audit_ours(max_examples=args.max_examples, seed=args.seed, verbose=True, profile=args.profile)
+        results = build_results(audits, settings=_settings(args), symbolic=True, verbose=True)
+        paths = write_report(results, args.out)  # ours first: a failure later keeps it
+        if args.third_party != "none":
+            print("\nthird-party code (one process per adapter):", flush=True)
+            theirs = thirdparty.audit_all(args.out, max_examples=args.max_examples, seed=args.seed, settings=_settings(args),
+                                          only=only)
+            skipped = theirs["skipped_adapters"]
+            audits += theirs["audits"]
+            results["audits"], results["skipped_adapters"] = audits, skipped
+            paths = write_report(results, args.out)
     _print_failures([a for a in audits if not a.get("third_party")])
     bad = [a for a in audits for r in a["results"]
            if not a.get("third_party") and r["kind"] == "conformance" and r["verdict"] != "holds"]

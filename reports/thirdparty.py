@@ -130,6 +130,65 @@ def replay(record: dict, timeout: float = 300, cache: dict | None = None) -> Non
             c["replayed"] = f"no: a fresh interpreter printed {out[:200]}"
 
 
+def plan(only=None, settings=None, update_from=None) -> tuple[dict, list]:
+    """(the results dict to fill, the adapters to audit): every adapter whose name contains ``only``
+    (all without it), those whose library is missing listed as skipped.  ``update_from``: a folder
+    whose ``thirdparty.json`` keeps the records of the adapters not audited now."""
+    from losscheck.impls import adapters as registry
+
+    from .build import build_results
+    chosen = [a for a in registry.adapters() if not only or only in a.name]
+    results = build_results([], settings=settings, symbolic=False, quantities=sorted({a.quantity for a in chosen}))
+    results["kind"] = "thirdparty"
+    results["skipped_adapters"] = [{"adapter": ad.name, "quantity": ad.quantity, "missing": registry.missing(ad)}
+                                   for ad in chosen if not registry.available(ad)]
+    runnable = [a for a in chosen if registry.available(a)]
+    if update_from is not None and (Path(update_from) / "thirdparty.json").is_file():
+        with open(Path(update_from) / "thirdparty.json", encoding="utf-8") as f:
+            previous = json.load(f)
+        known, again = _order(), {a.name for a in runnable}
+        results["audits"] = [r for r in previous.get("audits", []) if r.get("label") in known and r["label"] not in again]
+        results["quantities"] = {**previous.get("quantities", {}), **results.get("quantities", {})}
+    return results, runnable
+
+
+def _order() -> dict:
+    from losscheck.impls import adapters as registry
+    return {a.name: i for i, a in enumerate(registry.adapters())}
+
+
+def audit_adapter(name: str, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, echo=False) -> dict:
+    """The record of adapter ``name``: audited in a child process (:func:`run_isolated`), its
+    snippets replayed (:func:`replay`) and its findings annotated from the known-deviations table.
+    A top-level function of names and numbers, so that a process pool can run it."""
+    from losscheck.impls import adapters as registry
+    from losscheck.impls.adapters import deviations
+    (ad,) = [a for a in registry.adapters() if a.name == name]
+    record = run_isolated(ad, max_examples, seed, timeout, echo)
+    replay(record)
+    deviations.annotate(record)
+    return record
+
+
+def add(results: dict, record: dict, out_dir) -> None:
+    """Put one adapter's record into ``results`` (in the registry's order) and rewrite ``thirdparty.*``."""
+    from .render import write_report
+    order = _order()
+    results["audits"].append(record)
+    results["audits"].sort(key=lambda r: order.get(r["label"], len(order)))  # the report lists adapters in a fixed order
+    write_report(results, out_dir, stem="thirdparty")
+
+
+def summary(record: dict, i: int, total: int) -> str:
+    """The line printed when an adapter's audit ends."""
+    conf = [r for r in record["results"] if r.get("kind") == "conformance"]
+    return (f"[{i}/{total}] {record['label']} :: {record['quantity']}: "
+            f"{sum(r['verdict'] == 'holds' for r in conf)} hold, "
+            f"{sum(r['verdict'] == 'deviates' for r in conf)} deviate, "
+            f"{sum(r['verdict'] in ('fails', 'error') for r in conf)} fail or error "
+            f"({record['seconds']:.0f} s)")
+
+
 def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, only=None, settings=None,
               echo=True, jobs=1, update=False) -> dict:
     """Audit every installed adapter (``only``: names containing it), isolated; write
@@ -139,49 +198,10 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
     records of an existing ``out_dir/thirdparty.json`` and replace only those audited now."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    from losscheck.impls import adapters as registry
-    from losscheck.impls.adapters import deviations
-
-    from .build import build_results
     from .progress import AdapterProgress
-    from .render import write_report
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
-    chosen = [a for a in registry.adapters() if not only or only in a.name]
-    results = build_results([], settings=settings, symbolic=False, quantities=sorted({a.quantity for a in chosen}))
-    results["kind"] = "thirdparty"
-    results["skipped_adapters"] = []
-    for ad in chosen:
-        if not registry.available(ad):
-            results["skipped_adapters"].append({"adapter": ad.name, "quantity": ad.quantity,
-                                                "missing": registry.missing(ad)})
-    runnable = [a for a in chosen if registry.available(a)]
-    order = {a.name: i for i, a in enumerate(registry.adapters())}
-    if update and (Path(out_dir) / "thirdparty.json").is_file():
-        with open(Path(out_dir) / "thirdparty.json", encoding="utf-8") as f:
-            previous = json.load(f)
-        again = {a.name for a in runnable}
-        results["audits"] = [r for r in previous.get("audits", []) if r.get("label") in order and r["label"] not in again]
-        results["quantities"] = {**previous.get("quantities", {}), **results.get("quantities", {})}
-
-    def one(ad, echo_child):
-        record = run_isolated(ad, max_examples, seed, timeout, echo_child)
-        replay(record)
-        deviations.annotate(record)
-        return record
-
-    def done(record):
-        results["audits"].append(record)
-        results["audits"].sort(key=lambda r: order.get(r["label"], len(order)))  # the report lists adapters in a fixed order
-        write_report(results, out_dir, stem="thirdparty")
-
-    def summary(i, record):
-        conf = [r for r in record["results"] if r.get("kind") == "conformance"]
-        return (f"[{i}/{len(runnable)}] {record['label']} :: {record['quantity']}: "
-                f"{sum(r['verdict'] == 'holds' for r in conf)} hold, "
-                f"{sum(r['verdict'] == 'deviates' for r in conf)} deviate, "
-                f"{sum(r['verdict'] in ('fails', 'error') for r in conf)} fail or error "
-                f"({record['seconds']:.0f} s)")
+    results, runnable = plan(only, settings, out_dir if update else None)
 
     # a live bar (adapters done, elapsed, ETA, findings) on a terminal; the children's own
     # property lines are echoed only without it, one adapter at a time
@@ -191,22 +211,23 @@ def audit_all(out_dir, max_examples=None, seed=None, timeout=DEFAULT_TIMEOUT, on
             for i, ad in enumerate(runnable, 1):
                 if echo_children:
                     print(f"[{i}/{len(runnable)}] {ad.name} :: {ad.quantity}", flush=True)
-                record = one(ad, echo_children)
-                done(record)
-                bar.adapter_done(summary(i, record), record)
+                record = audit_adapter(ad.name, max_examples, seed, timeout, echo_children)
+                add(results, record, out_dir)
+                bar.adapter_done(summary(record, i, len(runnable)), record)
         else:
             bar.print(f"auditing {len(runnable)} adapters, {jobs} at a time")
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(one, ad, False): ad for ad in runnable}
+            with ThreadPoolExecutor(max_workers=jobs) as pool:  # each a child process: threads only wait
+                futures = [pool.submit(audit_adapter, ad.name, max_examples, seed, timeout) for ad in runnable]
                 for i, fut in enumerate(as_completed(futures), 1):
                     record = fut.result()
-                    done(record)
-                    bar.adapter_done(summary(i, record), record)
-    _finish(results, out_dir)
+                    add(results, record, out_dir)
+                    bar.adapter_done(summary(record, i, len(runnable)), record)
+    finish(results, out_dir)
     return results
 
 
-def _finish(results: dict, out_dir) -> None:
+def finish(results: dict, out_dir) -> None:
+    """The stale known-deviations rows (warned about), then ``thirdparty.*`` written once more."""
     from losscheck.impls.adapters import deviations
 
     from .render import write_report
@@ -231,5 +252,5 @@ def rewrite(out_dir, replay_snippets: bool = True) -> dict:
         if replay_snippets:
             replay(record, cache=cache)
         deviations.annotate(record)
-    _finish(results, out_dir)
+    finish(results, out_dir)
     return results

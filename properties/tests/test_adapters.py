@@ -404,3 +404,19 @@ def test_box_rows_check_the_eps_bias_and_degenerate_boxes_by_the_counterexample(
                           _failed("value[float32]", "value", got=0.5, expected=0.4)]}
     deviations.annotate(margin)
     assert "77529" in margin["results"][0]["known"]["upstream"] and "known" not in margin["results"][1]
+
+
+@pytest.mark.skipif(not frameworks.get("torch").available(), reason="torch is not installed")
+def test_the_report_runs_our_audits_the_proofs_and_the_adapters_in_one_pool():
+    """``losscheck report --jobs N``: one process pool for our audits, the symbolic claims and the
+    adapters' audits (each adapter still in a child process of its own); results in the plan's order."""
+    from losscheck.reports.build import audit_report, build_results, plan_ours
+    ours, proofs, theirs = audit_report(max_examples=2, jobs=2, quantities=["hinge_loss"], adapters=["seed001.dice_loss"])
+    assert [(a["framework"], a["quantity"]) for a in ours] == [(fw, q) for fw, _, q in plan_ours(["hinge_loss"])]
+    assert all(a["results"] and not a.get("third_party") for a in ours)
+    assert set(proofs) == {"hinge_loss"} and {r["status"] for r in proofs["hinge_loss"].values()} == {"proved"}
+    (record,) = theirs
+    assert record["label"] == "seed001.dice_loss" and record["third_party"] and record["results"]
+    results = build_results(ours, proofs=proofs, quantities=["hinge_loss"])
+    kinds = {c["name"]: c["kind"] for c in results["quantities"]["hinge_loss"]["claims"]}
+    assert set(proofs["hinge_loss"]) <= {k for k, v in kinds.items() if v == "symbolic"}
