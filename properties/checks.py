@@ -172,34 +172,45 @@ def compiled(target):
 
 def evaluate(target, native, wrt=None, cotangent=None):
     """(output, jitted) of one call of the target — with ``wrt``, its vector-Jacobian product
-    with ``cotangent`` — under :func:`compiled` where the target traces, else eagerly (then
+    with ``cotangent`` (``wrt`` a tuple of names: the products w.r.t. each, as a tuple, from one
+    backward pass) — under :func:`compiled` where the target traces, else eagerly (then
     ``jitted`` is False, and the snippet of a finding calls it as run)."""
     fw = frameworks.get(target.framework)
+    wrts = None if wrt is None else (wrt,) if isinstance(wrt, str) else tuple(wrt)
+
+    def unpack(gs):
+        return gs[0] if isinstance(wrt, str) else gs
 
     def run(fn):
-        if wrt is None:
+        if wrts is None:
             out = call(target, native, fn)
         else:
-            out = fw.vjp(lambda **kw: call(target, kw, fn), native, wrt, cotangent)
+            out = unpack(fw.vjp(lambda **kw: call(target, kw, fn), native, wrts, cotangent))
         fw.synchronize(target.device)
         return out
     fn = compiled(target)
     if fn is not None:
         try:
-            if wrt is None:
+            if wrts is None:
                 return run(fn), True
-            key = (target.fn, target.quantity.name, wrt)  # forward and pullback in one program (frameworks.jit_vjp)
+            key = (target.fn, target.quantity.name, wrts)  # forward and pullback in one program (frameworks.jit_vjp)
             if key not in _COMPILED_VJP:
                 if len(_COMPILED_VJP) > 256:
                     _COMPILED_VJP.clear()
-                _COMPILED_VJP[key] = fw.jit_vjp(lambda **kw: call(target, kw), wrt,
+                _COMPILED_VJP[key] = fw.jit_vjp(lambda **kw: call(target, kw), wrts,
                                                 [a.name for a in target.quantity.args if a.static])
             out = _COMPILED_VJP[key](native, cotangent)
             fw.synchronize(target.device)
-            return out, True
+            return unpack(out), True
         except Exception:  # does not trace (or fails only under jit, which the jit property reports): eagerly
             _COMPILED[(target.fn, target.quantity.name)] = None
     return run(target.fn), False
+
+
+def _differentiated(target, args) -> tuple:
+    """The arguments whose gradients the properties check: the contract's, less integer labels given for a target."""
+    return tuple(a.name for a in target.quantity.grad_args
+                 if not (isinstance(args[a.name], np.ndarray) and np.issubdtype(args[a.name].dtype, np.integer)))
 
 
 def _fmt(v):
@@ -233,9 +244,10 @@ def _snippet_header(target):
     return ["import numpy as np", "np.set_printoptions(precision=17, floatmode='unique')", fw.imports, _import_line(target)]
 
 
-def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False, body_only=False):
+def snippet(target, args, dtype, *, cotangent=None, wrt=None, together=None, jit=False, body_only=False):
     """A short runnable reproduction (``body_only``: without :func:`_snippet_header`, for the calls
-    of a claim's snippet)."""
+    of a claim's snippet).  A gradient's shows the one w.r.t. ``wrt``, computed as the audit did:
+    from one backward pass w.r.t. every argument in ``together`` (default ``wrt`` alone)."""
     fw = frameworks.get(target.framework)
     q = target.quantity
     lines = [] if body_only else _snippet_header(target)
@@ -254,20 +266,23 @@ def snippet(target, args, dtype, *, cotangent=None, wrt=None, jit=False, body_on
         lines.append(f"fn = jax.jit(fn, static_argnames={tuple(static)!r})")
     if cotangent is None:  # the values, then the dtype and shape (a finding may be about those)
         lines += [f"out = fn({call_args})", f"print({fw.to_numpy_code})", "print(out.dtype, tuple(out.shape))"]
-    elif target.framework == "torch":
-        lines += [f"{wrt}.requires_grad_(True)", f"out = fn({call_args})",
-                  f"w = {fw.literal(cotangent, dtype, target.device)}",
-                  f"(g,) = torch.autograd.grad(out, {wrt}, grad_outputs=w)",
-                  "print(g.double().cpu().numpy())"]
-    elif jit:  # as the audit ran it: forward and pullback in one program (frameworks.Jax.jit_vjp)
-        dynamic = ", ".join(a.name for a in passed if not a.static)
-        lines += [f"w = {fw.literal(cotangent, dtype, target.device)}",
-                  f"pull = jax.jit(lambda {dynamic}, w: jax.vjp(lambda {wrt}: fn({call_args}), {wrt})[1](w)[0])",
-                  f"g = pull({dynamic}, w)", "print(np.asarray(g, dtype=np.float64))"]
     else:
-        lines += [f"out, pullback = jax.vjp(lambda {wrt}: fn({call_args}), {wrt})",
-                  f"w = {fw.literal(cotangent, dtype, target.device)}",
-                  "(g,) = pullback(w)", "print(np.asarray(g, dtype=np.float64))"]
+        together = tuple(together or (wrt,))
+        names, at = ", ".join(together), together.index(wrt)
+        if target.framework == "torch":
+            lines += [f"{x}.requires_grad_(True)" for x in together]
+            lines += [f"out = fn({call_args})", f"w = {fw.literal(cotangent, dtype, target.device)}",
+                      f"g = torch.autograd.grad(out, ({names},), grad_outputs=w)[{at}]  # d/d{wrt}",
+                      "print(g.double().cpu().numpy())"]
+        elif jit:  # as the audit ran it: forward and pullback in one program (frameworks.Jax.jit_vjp)
+            dynamic = ", ".join(a.name for a in passed if not a.static)
+            lines += [f"w = {fw.literal(cotangent, dtype, target.device)}",
+                      f"pull = jax.jit(lambda {dynamic}, w: jax.vjp(lambda {names}: fn({call_args}), {names})[1](w))",
+                      f"g = pull({dynamic}, w)[{at}]  # d/d{wrt}", "print(np.asarray(g, dtype=np.float64))"]
+        else:
+            lines += [f"out, pullback = jax.vjp(lambda {names}: fn({call_args}), {names})",
+                      f"w = {fw.literal(cotangent, dtype, target.device)}",
+                      f"g = pullback(w)[{at}]  # d/d{wrt}", "print(np.asarray(g, dtype=np.float64))"]
     return "\n".join(lines)
 
 
@@ -557,31 +572,31 @@ def check_gradient(target, case):
         return check_gradient_finite(target, case)
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
-    worst, grads, jit = None, {}, False
-    for wrt in (a.name for a in q.grad_args):
-        if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
-            continue  # integer labels given for a target: nothing to differentiate
-        step = rel_step(dtype, n, q.passes_of(args), target.native_half)
+    wrts = _differentiated(target, args)
+    if not wrts:
+        return Outcome(True)
+    step = rel_step(dtype, n, q.passes_of(args), target.native_half)
+    try:  # every differentiated argument from one backward pass (one jax program per shape and dtype)
+        gs, jit = evaluate(target, _native_args(target, args, dtype), wrts, fw.array(w, dtype, target.device))
+    except Exception as e:
+        return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrts[0], together=wrts)
+    worst, grads = None, {}
+    for wrt, g in zip(wrts, gs):
         ref, sens = reference_vjp(target, args, w, wrt)  # the scale without the probes; with them where it fails
-        native = _native_args(target, args, dtype)
-        try:
-            g, jit = evaluate(target, native, wrt, fw.array(w, dtype, target.device))
-        except Exception as e:
-            return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
         grads[wrt] = fw.numpy(g)
         out = _outcome_from_compare(grads[wrt], ref, sens, dtype, n, f"gradient d/d{wrt}", target, args,
-                                    probed=lambda wrt=wrt, step=step: reference_vjp(target, args, w, wrt, step)[1],
-                                    reference_at=lambda a, wrt=wrt, step=step: reference_vjp(target, a, w, wrt, step),
+                                    probed=lambda wrt=wrt: reference_vjp(target, args, w, wrt, step)[1],
+                                    reference_at=lambda a, wrt=wrt: reference_vjp(target, a, w, wrt, step),
                                     rounded=lambda wrt=wrt: rounded_vjp(target, args, w, wrt, dtype), cotangent=w, wrt=wrt,
-                                    jit=jit, normwise=True, unit=_gradient_unit(w, args[wrt]))
+                                    together=wrts, jit=jit, normwise=True, unit=_gradient_unit(w, args[wrt]))
         if not out.ok:
             return out
         worst = out if worst is None or out.max_ulps > worst.max_ulps else worst
     rargs = _reference_args(target, args)
-    if grads and (v := mixed.shift_violation(q, rargs, w, grads, dtype, n, q.passes_of(args), target.native_half,
-                                             target.complement, lambda a: Reference(q).vjp_terms(rargs, w, a))) is not None:
-        return _violation_outcome(target, args, dtype, v, cotangent=w, wrt=v.moved[0], jit=jit)
-    return worst if worst is not None else Outcome(True)
+    if (v := mixed.shift_violation(q, rargs, w, grads, dtype, n, q.passes_of(args), target.native_half,
+                                   target.complement, lambda a: Reference(q).vjp_terms(rargs, w, a))) is not None:
+        return _violation_outcome(target, args, dtype, v, cotangent=w, wrt=v.moved[0], together=wrts, jit=jit)
+    return worst
 
 
 def check_gradient_finite(target, case):
@@ -596,15 +611,15 @@ def check_gradient_finite(target, case):
     fw = frameworks.get(target.framework)
     n = Reference(q).shapes(args)[1]
     top = max_finite(dtype) / (1 + rel_step(dtype, n, q.passes_of(args), target.native_half))
-    for wrt in (a.name for a in q.grad_args):
-        if isinstance(args[wrt], np.ndarray) and np.issubdtype(args[wrt].dtype, np.integer):
-            continue
-        native = _native_args(target, args, dtype)
-        try:
-            g, jit = evaluate(target, native, wrt, fw.array(w, dtype, target.device))
-            g = fw.numpy(g)
-        except Exception as e:
-            return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrt)
+    wrts = _differentiated(target, args)
+    if not wrts:
+        return Outcome(True)
+    try:
+        gs, jit = evaluate(target, _native_args(target, args, dtype), wrts, fw.array(w, dtype, target.device))
+    except Exception as e:
+        return _raise_outcome(target, args, dtype, e, "gradient", cotangent=w, wrt=wrts[0], together=wrts)
+    for wrt, g in zip(wrts, gs):
+        g = fw.numpy(g)
         bad = np.isnan(g)
         if np.isinf(g).any():
             ref = as_float(reference_vjp(target, args, w, wrt)[0])
@@ -618,7 +633,8 @@ def check_gradient_finite(target, case):
             off = domain.tier(target.quantity, args, dtype, w)
             return Outcome(False, math.inf, 0.0,
                            f"gradient d/d{wrt} at a non-differentiable input: {g[i]!r} at index {i} (must be finite)",
-                           "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt, jit=jit), _inputs_text(q, args),
+                           "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt, together=wrts, jit=jit),
+                           _inputs_text(q, args),
                            severity=classify(off_domain=off, nonfinite=True), off_domain=off,
                            facts=facts(f"gradient d/d{wrt}", args, index=i, got=g[i], cotangent=np.asarray(w).tolist()))
     return Outcome(True)

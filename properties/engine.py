@@ -378,6 +378,25 @@ class Observer:
         pass
 
 
+class _Unannounced(Observer):
+    """``observer`` less its :meth:`Observer.failure_found`."""
+
+    def __init__(self, observer):
+        self._observer = observer
+
+    def audit_started(self, properties):
+        self._observer.audit_started(properties)
+
+    def property_started(self, name, budget):
+        self._observer.property_started(name, budget)
+
+    def example_done(self, name, examples, failing):
+        self._observer.example_done(name, examples, failing)
+
+    def property_done(self, record):
+        self._observer.property_done(record)
+
+
 def _finite(v):
     return v if (v is None or math.isfinite(v)) else ("inf" if v > 0 else "-inf")
 
@@ -471,13 +490,17 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     observer = observer or Observer()
     observer.audit_started({p.name: planned(p, target, settings) for p in props})
     results, causes = [], {}  # root causes shrunk so far -> the property that shrank them
+    # with declared conventions a failure is run again under them before it is a finding: only the
+    # second run announces what it finds (Observer.failure_found)
+    first = _Unannounced(observer) if conventions else observer
     for prop in props:
-        run = functools.partial(run_property, observer=observer, shrink_seconds=shrink_seconds, gate=gate,
+        run = functools.partial(run_property, observer=first, shrink_seconds=shrink_seconds, gate=gate,
                                 shrunk_causes=causes)
         rec = run(prop, target, settings, seed)  # the checks skip gradients of a non-differentiable target
         if rec["verdict"] == "fails" and conventions and prop.kind == "conformance":
+            # (the first run's failure was not announced: the run under the conventions decides)
             # shrunk afresh: the conventions may explain the cause this property registered
-            rerun = functools.partial(run, shrunk_causes={c: p for c, p in causes.items() if p != prop.name})
+            rerun = functools.partial(run, observer=observer, shrunk_causes={c: p for c, p in causes.items() if p != prop.name})
             rec = _under_conventions(rerun, prop, target, settings, seed, conventions, rec)
         results.append(rec)
         observer.property_done(rec)

@@ -78,17 +78,19 @@ class Torch(Framework):
     def dtype_name(self, out):
         return str(out.dtype).replace("torch.", "")
 
-    def vjp(self, fn, kwargs, wrt, cotangent):
+    def vjp(self, fn, kwargs, wrts, cotangent):
+        """The vector-Jacobian products of ``fn(**kwargs)`` with ``cotangent`` w.r.t. each argument
+        named in ``wrts`` (a tuple), from one backward pass."""
         torch = self.module()
-        x = kwargs[wrt].detach().clone().requires_grad_(True)
-        out = fn(**{**kwargs, wrt: x})
-        (g,) = torch.autograd.grad(out, x, grad_outputs=cotangent.to(out.dtype), allow_unused=True)
-        return torch.zeros_like(x) if g is None else g
+        xs = {k: kwargs[k].detach().clone().requires_grad_(True) for k in wrts}
+        out = fn(**{**kwargs, **xs})
+        gs = torch.autograd.grad(out, [xs[k] for k in wrts], grad_outputs=cotangent.to(out.dtype), allow_unused=True)
+        return tuple(torch.zeros_like(xs[k]) if g is None else g for k, g in zip(wrts, gs))
 
     def jit(self, fn, static):
         return None
 
-    def jit_vjp(self, fn, wrt, static):
+    def jit_vjp(self, fn, wrts, static):
         return None
 
     def synchronize(self, device):
@@ -160,26 +162,28 @@ class Jax(Framework):
     def dtype_name(self, out):
         return str(out.dtype)
 
-    def vjp(self, fn, kwargs, wrt, cotangent):
+    def vjp(self, fn, kwargs, wrts, cotangent):
+        """The vector-Jacobian products of ``fn(**kwargs)`` with ``cotangent`` w.r.t. each argument
+        named in ``wrts`` (a tuple), from one pullback."""
         jax = self.module()
-        rest = {k: v for k, v in kwargs.items() if k != wrt}
-        out, pullback = jax.vjp(lambda x: fn(**rest, **{wrt: x}), kwargs[wrt])
-        (g,) = pullback(cotangent.astype(out.dtype))
-        return g
+        rest = {k: v for k, v in kwargs.items() if k not in wrts}
+        out, pullback = jax.vjp(lambda *xs: fn(**rest, **dict(zip(wrts, xs))), *[kwargs[k] for k in wrts])
+        return tuple(pullback(cotangent.astype(out.dtype)))
 
     def jit(self, fn, static):
         return self.module().jit(fn, static_argnames=tuple(static))
 
-    def jit_vjp(self, fn, wrt, static):
-        """``(kwargs, cotangent) -> vjp`` of ``fn(**kwargs)`` w.r.t. ``kwargs[wrt]``, forward and pullback
-        in one ``jax.jit`` program (the ``static`` arguments as jit's static arguments): compiled once per
-        shape and dtype, where :meth:`vjp` of a jitted ``fn`` traces its linearisation again on every call."""
+    def jit_vjp(self, fn, wrts, static):
+        """``(kwargs, cotangent) -> vjps`` of ``fn(**kwargs)`` w.r.t. each ``kwargs[k]``, k in ``wrts``,
+        forward and pullback in one ``jax.jit`` program (the ``static`` arguments as jit's static
+        arguments): compiled once per shape and dtype, where :meth:`vjp` of a jitted ``fn`` traces its
+        linearisation again on every call, and once for all the arguments (box losses: a and b)."""
         jax = self.module()
 
         def pullback(dynamic, fixed, cotangent):
-            rest = {k: v for k, v in dynamic.items() if k != wrt}
-            out, pb = jax.vjp(lambda x: fn(**rest, **dict(fixed), **{wrt: x}), dynamic[wrt])
-            return pb(cotangent.astype(out.dtype))[0]
+            rest = {k: v for k, v in dynamic.items() if k not in wrts}
+            out, pb = jax.vjp(lambda *xs: fn(**rest, **dict(fixed), **dict(zip(wrts, xs))), *[dynamic[k] for k in wrts])
+            return tuple(pb(cotangent.astype(out.dtype)))
         jitted = jax.jit(pullback, static_argnames=("fixed",))
 
         def run(kwargs, cotangent):

@@ -60,7 +60,7 @@ def check_unchanged(target, case):
                 call(target, native)
             else:
                 w = fw.array(np.ones(Reference(q).output_shape(args)), dtype, target.device)
-                fw.vjp(lambda **kw: call(target, kw), native, wrt, w)
+                fw.vjp(lambda **kw: call(target, kw), native, (wrt,), w)
             fw.synchronize(target.device)
         except Exception:  # a crash is the value and gradient properties' finding; here only what it changed
             pass
