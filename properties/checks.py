@@ -632,7 +632,7 @@ def check_gradient_finite(target, case):
             i = tuple(int(t) for t in np.argwhere(bad)[0])
             off = domain.tier(target.quantity, args, dtype, w)
             return Outcome(False, math.inf, 0.0,
-                           f"gradient d/d{wrt} at a non-differentiable input: {g[i]!r} at index {i} (must be finite)",
+                           f"gradient d/d{wrt} at a non-differentiable input: {float(g[i])!r} at index {i} (must be finite)",
                            "finite", _fmt(g), snippet(target, args, dtype, cotangent=w, wrt=wrt, together=wrts, jit=jit),
                            _inputs_text(q, args),
                            severity=classify(off_domain=off, nonfinite=True), off_domain=off,
@@ -739,7 +739,7 @@ def _claim_check(claim):
                 severity = classify(off_domain=off, nonfinite=not np.isfinite(got[i]),
                                     within_practical=bool(np.all(err <= practical)))
                 return Outcome(False, worst, 0.0,
-                               f"claim {claim.name} ({c.what}): got {got[i]!r}, expected {exp[i]!r} ± {tol[i]:.3g} at index {i}"
+                               f"claim {claim.name} ({c.what}): got {float(got[i])!r}, expected {float(exp[i])!r} ± {tol[i]:.3g} at index {i}"
                                + (f" (with {case['extra']})" if case["extra"] else ""),
                                _fmt(exp), _fmt(got),
                                claim_snippet(target, calls) if calls else snippet(target, args, "float64"),

@@ -278,9 +278,11 @@ def test_known_deviations_annotate_failures_and_stale_rows_are_named():
     assert not any(k.startswith("seed001.soft_f1_score :: * :: no guard") for k in stale)  # it explained the NaN
     assert not any(k.startswith("monai") for k in stale)  # not audited in this run: not stale
     # a row's property pattern keeps its brackets literal: "stability[*]" matches stability[float16]
-    iou = {"label": "seed001.get_iou", "results": [_failed("stability[float16]", "value", got=0.0, expected=0.003)]}
+    iou = {"label": "seed001.get_iou", "results": [_failed("stability[float16]", "value", got=0.0, expected=0.003),
+                                                   _failed("stability[float16]", "value", got=float("nan"), expected=0.1),
+                                                   _failed("stability[float32]", "value", got=0.0, expected=0.003)]}
     deviations.annotate(iou)
-    assert "overflow" in iou["results"][0]["known"]["reason"]
+    assert ["overflow" in r.get("known", {}).get("reason", "") for r in iou["results"]] == [True, True, False]
     # values as the child process's JSON returns them: NaN as "nan"
     stored = _failed("value[float64]", "value", got="nan", expected=0.0)
     assert deviations._got_nan(stored) and not deviations._finite(stored)
@@ -305,6 +307,39 @@ def test_deviation_predicates_read_the_counterexample():
     assert deviations._empty("probs", "targets")(big)
 
 
+def test_deviation_rows_of_the_session_15_findings_match_their_failures_only():
+    """Each row matches the failure it was written for, read from typed fields, and not a neighbour."""
+    from losscheck.impls.adapters import deviations
+
+    def known(label, rec):
+        audit = {"label": label, "results": [rec]}
+        deviations.annotate(audit)
+        return rec.get("known", {}).get("reason", "")
+    # keras's clip(p, 1e-7, 1) halves d/dp at p = 1 exactly; the same gradient at p = 0.5 is news
+    half = _failed("gradient[float32]", "gradient d/dp", got=0.5, expected=1.0, p=[1.0], q=[1.0])
+    assert "1/2" in known("keras.KLDivergence", half)
+    assert not known("keras.KLDivergence", _failed("gradient[float32]", "gradient d/dp", got=0.5, expected=1.0,
+                                                   p=[0.5], q=[1.0]))
+    # torchvision's box_iou: NaN for two zero-area boxes only
+    point = [1.0, 1.0, 1.0, 1.0]
+    assert "union 0" in known("torchvision.box_iou", _failed("stability[float32]", "value", got=float("nan"),
+                                                           expected=0.0, a=[point], b=[point]))
+    assert not known("torchvision.box_iou", _failed("stability[float32]", "value", got=float("nan"), expected=0.5,
+                                                    a=[[0.0, 0.0, 2.0, 2.0]], b=[[1.0, 1.0, 3.0, 3.0]]))
+    # an exception is explained by the library's own message, not by its type
+    one_class = _failed("value[float32]", "value")
+    one_class["counterexample"].update(exception="ValueError", exception_message="Sigmoid output possible only with 1 class")
+    assert "C = 1" in known("toolbelt.LovaszLoss", one_class)
+    other = _failed("value[float32]", "value")
+    other["counterexample"].update(exception="ValueError", exception_message="something else")
+    assert not known("toolbelt.LovaszLoss", other)
+    # cross-entropy with probability targets: a NaN value at a masked class, never a NaN gradient
+    masked = _failed("masked[float32]", "value", got=float("nan"), expected=0.0, logits=[1.0, "-inf"], target=[1.0, 0.0])
+    assert "0·(−inf)" in known("torch.nn.functional.cross_entropy", masked)
+    assert not known("torch.nn.functional.cross_entropy", _failed("masked[float32]", "gradient d/dlogits",
+                                                                  got=float("nan"), expected=0.0))
+
+
 # -- third-party findings, pinned on the libraries themselves (skipped where not installed) ------
 def _lib(name):
     if name == "keras" and "keras" not in __import__("sys").modules:
@@ -321,6 +356,38 @@ def test_binary_lovasz_of_smp_and_toolbelt_rejects_float64(name):
     with pytest.raises(RuntimeError, match="same dtype"):
         SEED[name].fn(x, torch.tensor([1.0, 0.0, 1.0], dtype=torch.float64))
     assert SEED[name].fn(x.float(), torch.tensor([1.0, 0.0, 1.0])).dtype == torch.float32
+
+
+def test_torch_cross_entropy_with_probability_targets_is_nan_at_a_masked_class():
+    """−Σ t·log_softmax(x): 0·(−inf) = NaN at a class with logit −inf and target 0 (integer labels: finite)."""
+    import torch.nn.functional as F
+    x = torch.tensor([[1.0, float("-inf")]])
+    assert torch.isnan(F.cross_entropy(x, torch.tensor([[1.0, 0.0]]))).all()
+    assert float(F.cross_entropy(x, torch.tensor([0]))) == 0.0
+
+
+def test_toolbelt_lovasz_softmax_raises_for_one_class():
+    """_lovasz_softmax_flat tests len(classes) > 1 with classes = 'present' (a string of length 7)."""
+    _lib("pytorch_toolbelt")
+    probs, labels = torch.ones(3, 1), torch.zeros(3, dtype=torch.long)
+    with pytest.raises(ValueError, match="only with 1 class"):
+        SEED["toolbelt.LovaszLoss"].fn(probs, labels)
+
+
+def test_keras_kl_divergence_halves_the_target_gradient_at_one():
+    """clip(p, 1e-7, 1) on the jax backend: jnp.minimum splits the derivative of a tie, so d/dp at p = 1 is 1/2
+    where d/dp [p log(p/q)] = log(p/q) + 1 = 1."""
+    _lib("keras")
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    g = jax.grad(lambda p: SEED["keras.KLDivergence"].fn(p, jnp.asarray([1.0])).sum())(jnp.asarray([1.0]))
+    assert float(g[0]) == 0.5
+
+
+def test_torchvision_box_iou_is_nan_for_two_point_boxes():
+    _lib("torchvision")
+    point = torch.tensor([[1.0, 1.0, 1.0, 1.0]])
+    assert torch.isnan(SEED["torchvision.box_iou"].fn(point, point)).all()
 
 
 def test_smp_dice_intersection_is_the_minimum_and_its_smooth_counts_twice():
