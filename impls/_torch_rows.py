@@ -6,6 +6,8 @@ The leading underscore keeps this module out of the registry in
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 #: chunk length of :func:`first_argmax` (rows shorter than two chunks use ``argmax`` directly)
@@ -45,3 +47,18 @@ def any_rows(mask: torch.Tensor) -> bool:
     """Whether a (small, per-row) boolean ``mask`` may hold a True: exact on the CPU, and
     True elsewhere (reading a device tensor would force a synchronisation)."""
     return mask.device.type != "cpu" or bool(mask.any())
+
+
+def softmax_rows(x: torch.Tensor) -> torch.Tensor:
+    """``torch.softmax(x, -1)`` with the rows of ``-inf`` entries only (no mass) set to 0, where
+    the kernel gives NaN (``-inf - -inf``); a NaN or ``+inf`` entry keeps its row NaN.  On the CPU
+    only the rows whose first entry came out NaN are looked at (none, as a rule); elsewhere a pass
+    over the row maxima, without a device synchronisation."""
+    p = torch.softmax(x, -1)
+    if p.device.type == "cpu":
+        nan_rows = torch.isnan(p[..., :1])
+        if bool(nan_rows.any()):
+            p.masked_fill_(nan_rows & (x == -math.inf).all(dim=-1, keepdim=True), 0.0)
+    else:
+        p.masked_fill_(torch.amax(x, dim=-1, keepdim=True) == -math.inf, 0.0)
+    return p

@@ -51,7 +51,8 @@ import numbers
 import torch
 
 from ._torch_checks import class_labels, compute_dtype, floating, unit_interval
-from ._torch_rows import any_rows, first_argmax
+from ._torch_rows import any_rows, first_argmax, softmax_rows
+from .torch_multilabel import _sigmoid_lower_tail
 
 __all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
 
@@ -70,37 +71,39 @@ def _check_sign_labels(l, f: torch.Tensor) -> torch.Tensor:
         torch.broadcast_shapes(f.shape, l.shape)
     except RuntimeError:
         raise ValueError(f"l must be broadcastable with f: shapes {tuple(l.shape)} and {tuple(f.shape)}") from None
-    if l.device.type == "cpu" and l.numel() and not bool(((l == 1) | (l == -1)).all()):
-        raise ValueError("l must have values in {-1, +1}")
+    if l.device.type == "cpu" and l.numel():
+        lo, hi = torch.aminmax(l.abs())  # every |l| is 1 (a NaN fails both); one pass each, no masks
+        if not (float(lo) == 1 and float(hi) == 1):
+            raise ValueError("l must have values in {-1, +1}")
     return l.to(f.device)
 
 
-# -- shared kernel -------------------------------------------------------------------------------
+def _minus_l_times(l: torch.Tensor, fc: torch.Tensor, plus: float = 0.0) -> torch.Tensor:
+    """``plus - l fc`` in one pass (``addcmul``), in the dtype of ``fc``: ``l`` is +-1, so the
+    product is an exact sign flip and the only rounding is that of the sum."""
+    if l.is_floating_point() and l.dtype != fc.dtype:
+        l = l.to(fc.dtype)  # (exact: +-1)
+    return torch.addcmul(fc.new_full((), plus), l, fc, value=-1)
 
-def _pivot_exponentials(x: torch.Tensor):
-    """Pivot-shifted exponentials of the rows of ``x`` (compute dtype).
 
-    Returns ``(c, is_p, e, s1)``: the pivot ``c = x_p`` (in the graph, shape
-    ``(..., 1)``, 0 on rows without a finite entry), the boolean pivot mask
-    (``p`` = first maximal entry, only on rows with a finite maximum),
-    ``e_i = exp(x_i - c)`` with ``e_p = 1`` as a constant (its derivative is
-    exactly 0, ``x_p - c`` being identically 0) and ``e_i = 0`` at ``-inf``
-    entries, and ``s1 = sum_{i != p} e_i`` (so the row sum is ``1 + s1``).
-    """
-    n = x.shape[-1]
-    idx = torch.argmax(x, dim=-1, keepdim=True)
-    c = x.gather(-1, idx)
-    finite = torch.isfinite(c)
-    c = torch.where(finite, c, torch.zeros_like(c))
-    is_p = (torch.arange(n, device=x.device) == idx) & finite
-    masked = x == -math.inf
-    # x_i - c as 2 (x_i/2 - c/2): never overflows before the doubling; skipped
-    # entries get a finite stand-in, and their exponent from the outer where
-    half_diff = torch.where(masked | is_p, torch.zeros_like(x), x) * 0.5 - c * 0.5
-    z = torch.where(masked, -math.inf, torch.where(is_p, torch.zeros_like(x), half_diff * 2))
-    e = torch.exp(z)
-    s1 = torch.where(is_p, torch.zeros_like(e), e).sum(dim=-1)
-    return c, is_p, e, s1
+class _Softplus(torch.autograd.Function):
+    """``softplus(z) = log(1 + e^z)`` elementwise, to the relative accuracy of both tails.
+
+    Forward: torch's ``logaddexp(z, 0)`` kernel, which forms ``max(z, 0) + log1p(exp(-|z|))``
+    (exp(z) and z itself where they are the answer, no overflow).  Backward: ``g sigmoid(z)``,
+    its deep lower tail (``e^{-z}`` overflowing) as ``e^z`` (``torch_multilabel._sigmoid_lower_tail``),
+    so subnormal derivatives are kept; at ``z = 0`` it is the correct 1/2."""
+
+    @staticmethod
+    def forward(ctx, z):
+        ctx.save_for_backward(z)
+        return torch.logaddexp(z, z.new_zeros(()))
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        (z,) = ctx.saved_tensors
+        return _sigmoid_lower_tail(torch.sigmoid(z), z).mul_(g)
 
 
 # -- cross-entropy: one autograd node, closed-form backward --------------------------------------
@@ -392,10 +395,42 @@ def soft_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """
     dtype = floating(logits, "logits", axis="class")
     y = class_labels(labels, "labels", logits, "logits")
-    x = logits.to(dtype)
-    _, _, e, s1 = _pivot_exponentials(x)
-    num = e.gather(-1, y.unsqueeze(-1)).squeeze(-1)
-    return (num / (1 + s1)).to(logits.dtype)
+    n = logits.shape[-1]
+    out = _SoftAccuracy.apply(logits.to(dtype).reshape(-1, n), y.reshape(-1, 1))
+    return out.reshape(logits.shape[:-1]).to(logits.dtype)
+
+
+class _SoftAccuracy(torch.autograd.Function):
+    """``p_y = softmax(x)_y`` for rows of ``x`` (2-d, compute dtype) and labels ``y`` (``(rows, 1)``
+    int64): one autograd node over torch's fused softmax.  Returns ``(rows, 1)``.
+
+    Forward: ``sm = softmax(x)`` (``exp(x_i - m) / sum_j exp(x_j - m)``, the value the pivot form
+    ``e_y / (1 + s')`` of the docstring computes), rows of ``-inf`` logits set to 0.  Backward
+    (closed form): ``g p_y (1[i = y] - sm_i)``, where at ``i = y`` the factor ``1 - p_y`` is the
+    sum of the other entries when the label is the pivot ``p`` (first maximal logit) — accurate as
+    ``p_y -> 1``, where ``1 - p_y`` formed from ``p_y`` cancels — and ``1 - p_y`` otherwise
+    (``p_y <= 1/2`` there).  Not twice differentiable."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        sm = softmax_rows(x)
+        p_y = sm.gather(1, y)
+        ctx.save_for_backward(x, sm, y, p_y)
+        return p_y
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        x, sm, y, p_y = ctx.saved_tensors
+        idx = first_argmax(x)
+        gp = g * p_y
+        gx = sm * -gp
+        at_p = gx.gather(1, idx)
+        gx.scatter_(1, idx, torch.zeros_like(at_p))
+        minus_gq = gx.sum(1, keepdim=True)  # -g p_y sum_{i != p} sm_i, without the pivot's rounding
+        gx.scatter_(1, idx, at_p)
+        gx.scatter_(1, y, torch.where(y == idx, -minus_gq, gp * (1 - p_y)))
+        return gx, None
 
 
 def logistic_loss(f: torch.Tensor, l) -> torch.Tensor:
@@ -418,9 +453,9 @@ def logistic_loss(f: torch.Tensor, l) -> torch.Tensor:
     Stability: with ``z = -l f`` (an exact sign flip) the value is the
     softplus ``max(z, 0) + log1p(exp(-|z|))``: no overflow for ``|f|`` up to
     the dtype's maximum, and relatively accurate for ``z << 0`` (where it is
-    ``~exp(z)``) as well as for ``z >> 0`` (``~z``). The two branches are
-    selected with ``where`` at ``z > 0``, so the derivative at ``z = 0`` is
-    the correct ``1/2`` (not the 0 of a ``relu``/``abs`` subgradient).
+    ``~exp(z)``) as well as for ``z >> 0`` (``~z``). The derivative is
+    ``sigmoid(z)`` in closed form (``_Softplus``), the correct ``1/2`` at
+    ``z = 0`` (not the 0 of a ``relu``/``abs`` subgradient).
 
     Raises:
         ValueError: ``f`` not a floating tensor; ``l`` bool, complex, not
@@ -429,11 +464,7 @@ def logistic_loss(f: torch.Tensor, l) -> torch.Tensor:
     """
     dtype = floating(f, "f")
     l = _check_sign_labels(l, f)
-    fc = f.to(dtype)
-    z = torch.where(l > 0, -fc, fc)
-    positive = z > 0
-    out = torch.where(positive, z, torch.zeros_like(z)) + torch.log1p(torch.exp(torch.where(positive, -z, z)))
-    return out.to(f.dtype)
+    return _Softplus.apply(_minus_l_times(l, f.to(dtype))).to(f.dtype)
 
 
 def hinge_loss(f: torch.Tensor, l) -> torch.Tensor:
@@ -463,7 +494,5 @@ def hinge_loss(f: torch.Tensor, l) -> torch.Tensor:
     """
     dtype = floating(f, "f")
     l = _check_sign_labels(l, f)
-    fc = f.to(dtype)
-    margin = torch.where(l > 0, 1 - fc, 1 + fc)
-    # margin <= 0, not margin > 0: a NaN margin stays NaN (NaN in, NaN out)
-    return torch.where(margin <= 0, torch.zeros_like(margin), margin).to(f.dtype)
+    # relu keeps a NaN margin NaN (NaN in, NaN out); its derivative at the kink margin = 0 is 0
+    return torch.relu(_minus_l_times(l, f.to(dtype), plus=1.0)).to(f.dtype)

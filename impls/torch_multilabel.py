@@ -399,10 +399,11 @@ def zlpr_probability(scores: torch.Tensor) -> torch.Tensor:
     Returns:
         Tensor of the shape and dtype of ``scores``.
 
-    Stability: ``1 / (1 + e^{-2s})`` for ``s >= 0`` and
-    ``e^{2s} / (1 + e^{2s})`` for ``s < 0`` (each branch on its own inputs,
-    double where), so the exponential never overflows and both tails keep
-    their relative accuracy (the lower tail down to the subnormal range);
+    Stability: torch's sigmoid kernel ``1 / (1 + e^{-2s})`` keeps both
+    tails' relative accuracy wherever ``e^{-2s}`` is finite; below that
+    (outputs under ~1e-38 in float32) the value is ``e^{2s}``, so the lower
+    tail holds down to the subnormal range; the derivative is formed from
+    ``sigma(-2s)``, not from ``1 - sigma(2s)`` (see ``_SigmoidTwice``).
     ``2s`` overflowing to ``+-inf`` for ``|s|`` near the dtype's maximum
     gives exactly 1 or 0 with a zero derivative, never NaN.
 
@@ -410,10 +411,40 @@ def zlpr_probability(scores: torch.Tensor) -> torch.Tensor:
         ValueError: ``scores`` not a floating tensor.
     """
     dtype = floating(scores, "scores")
-    s = scores.to(dtype)
-    nonneg = s >= 0
-    zeros = torch.zeros_like(s)
-    e_pos = torch.exp(-2 * torch.where(nonneg, s, zeros))
-    e_neg = torch.exp(2 * torch.where(nonneg, zeros, s))
-    out = torch.where(nonneg, 1 / (1 + e_pos), e_neg / (1 + e_neg))
-    return out.to(scores.dtype)
+    return _SigmoidTwice.apply(scores.to(dtype)).to(scores.dtype)
+
+
+def _sigmoid_lower_tail(y, u):
+    """``sigmoid(u)`` (computed as ``y``) with its deep lower tail mended in place: where ``e^{-u}``
+    overflows (``u < -log(max)``), torch's ``1 / (1 + e^{-u})`` is 0, and ``e^u`` (equal to
+    ``sigmoid(u)`` to ``e^u`` relative, at most 1e-38) keeps the subnormal values.  On the CPU the
+    mending costs one reduction over ``u`` (its minimum; NaN, which hides it, mends) where no entry
+    is that far out."""
+    limit = -math.log(torch.finfo(u.dtype).max) + 1.0
+    if u.device.type != "cpu" or not float(u.amin()) >= limit:
+        y = torch.where(u < limit, torch.exp(u), y)
+    return y
+
+
+class _SigmoidTwice(torch.autograd.Function):
+    """``sigmoid(2s)`` in torch's sigmoid kernel, both tails to their relative accuracy.
+
+    Forward: ``1 / (1 + e^{-2s})`` (torch.sigmoid: relatively accurate wherever ``e^{-2s}`` is
+    finite; ``2s = ±inf`` gives exactly 1 or 0), the lower tail below ``e^{-2s}``'s overflow as
+    ``e^{2s}`` (:func:`_sigmoid_lower_tail`).  Backward: ``2 g sigma(2s) sigma(-2s)``, with
+    ``sigma(-2s)`` from the same kernel instead of ``1 - sigma(2s)``, which cancels for large ``s``
+    (the catalogue's derivative ``2 sigma (1 - sigma)``)."""
+
+    @staticmethod
+    def forward(ctx, s):
+        u = s * 2
+        y = _sigmoid_lower_tail(torch.sigmoid(u), u)
+        ctx.save_for_backward(u, y)
+        return y
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        u, y = ctx.saved_tensors
+        neg = u.neg()
+        return _sigmoid_lower_tail(torch.sigmoid(neg), neg).mul_(y).mul_(g).mul_(2)

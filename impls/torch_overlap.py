@@ -70,8 +70,10 @@ def _check_pair(probs, targets, min_ndim: int = 0):
     if probs.ndim < min_ndim:
         raise ValueError(f"probs must have at least {min_ndim} dimension(s) (axis 0 is reduced)")
     for name, x in (("probs", probs), ("targets", targets)):
-        if x.device.type == "cpu" and x.numel() and bool(((x < 0) | (x > 1) | (x != x)).any()):
-            raise ValueError(f"{name} must lie in [0, 1]")
+        if x.device.type == "cpu" and x.numel() and x.dtype != torch.bool:
+            lo, hi = torch.aminmax(x.detach())  # one pass; a NaN makes both NaN, which fails the test
+            if not (bool(lo >= 0) and bool(hi <= 1)):
+                raise ValueError(f"{name} must lie in [0, 1]")
     ct = torch.float32 if probs.dtype in _HALF else probs.dtype
     return probs.to(ct), targets.to(device=probs.device, dtype=ct), probs.dtype
 
@@ -124,6 +126,9 @@ def _overlap_partial(x: torch.Tensor, y: torch.Tensor, c_den, w: float, c_num,
     den = x.sum(dim=0) + sum_y + c_den
     s = den if scale is None else scale
     s = torch.where(s == 0, torch.ones_like(s), s)  # empty: x = y = 0 and c_num = 0, so the result is 0
+    if x.device.type == "cpu" and x.shape[0] and not bool((x.amax(dim=0) > den * h).any()):
+        # no dominant entry in any column (the rule): the plain form everywhere, no masked sums
+        return torch.addcmul((xy.sum(dim=0) * w + c_num) / -s, y, den / s, value=w).div_(s)
     top = x > den * h
     den_rest = torch.where(top, 0.0, x).sum(dim=0) + sum_y + c_den  # D - x_m
     inter_rest = torch.where(top, 0.0, xy).sum(dim=0)  # I - x_m y_m
@@ -149,6 +154,8 @@ def _column_scale(p: torch.Tensor, t: torch.Tensor, c: float):
     cap = maxexp - 8 if c == 0 else (maxexp - 8 - math.frexp(c)[1]) // 2
     k = (-torch.frexp(m).exponent).clamp(min=0, max=max(cap, 0))  # frexp: m = f 2^e, f in [1/2, 1)
     scale = torch.ldexp(torch.ones_like(m), k)
+    if m.device.type == "cpu" and not bool(k.any()):  # no column needs scaling (the rule): no pass over p, t
+        return p, t, scale, scale
     return p * scale, t * scale, 1 / scale, scale
 
 

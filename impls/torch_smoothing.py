@@ -52,6 +52,7 @@ import numbers
 import torch
 
 from ._torch_checks import floating, positive_scalar
+from ._torch_rows import first_argmax, softmax_rows
 
 __all__ = ["logsumexp", "softmax", "soft_argmax", "soft_topk"]
 
@@ -85,12 +86,48 @@ def _exponents(x: torch.Tensor, k):
     return z, m, finite
 
 
-def _softmax(x: torch.Tensor, k) -> torch.Tensor:
+class _Softmax(torch.autograd.Function):
+    """``softmax(x, k)`` for a number ``k > 0``, in torch's fused softmax kernel each way.
+
+    Forward: ``torch.softmax(z)`` of the exponents ``z = k (x - m)`` with the row maximum ``m``,
+    whose largest entry is exactly 0, so that the kernel computes the same ``exp(z) / sum exp(z)``
+    as :func:`_softmax_composite`.  ``x - m`` is exact or ``-inf`` (``m >= x``): for ``k >= 1``
+    an overflow to ``-inf`` is the right exponent, and ``k (x - m)`` is formed directly (for
+    ``k = 1`` the kernel shifts by ``m`` itself); below 1 the difference is halved first, as in
+    :func:`_exponents`, since ``k`` may bring a span beyond the dtype's range back into it.  All
+    ``-inf`` rows (the kernel's ``-inf - -inf``) become 0; a NaN or ``+inf`` entry stays NaN.
+    Backward: ``k p (g - sum_j g_j p_j)``, torch's fused softmax backward."""
+
+    @staticmethod
+    def forward(ctx, x, k):
+        z = x if k == 1 else _row_exponents(x, k)[0]  # (the kernel shifts by the maximum itself)
+        p = softmax_rows(z)  # (z is -inf exactly where x is)
+        ctx.save_for_backward(p)
+        ctx.k = k
+        return p
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        (p,) = ctx.saved_tensors
+        gx = torch._softmax_backward_data(g.contiguous(), p, -1, p.dtype)
+        return (gx if ctx.k == 1 else gx.mul_(ctx.k)), None
+
+
+def _softmax_composite(x: torch.Tensor, k) -> torch.Tensor:
     z, _, finite = _exponents(x, k)
     e = torch.exp(z)
     s = e.sum(dim=-1, keepdim=True)
     # s >= 1 on rows with a finite maximum; an all -inf row has s = 0 and e = 0
     return e / torch.where(finite, s, torch.ones_like(s))
+
+
+def _softmax(x: torch.Tensor, k) -> torch.Tensor:
+    """``softmax(x, k)`` over the last axis, max-shifted (see :func:`softmax`); one fused kernel
+    each way for a number ``k``, the composite (differentiable in ``k`` too) for a tensor ``k``."""
+    if isinstance(k, torch.Tensor):
+        return _softmax_composite(x, k)
+    return _Softmax.apply(x, k)
 
 
 def _softmax_and_complement(y: torch.Tensor, k):
@@ -143,6 +180,10 @@ def logsumexp(x: torch.Tensor, k=1.0) -> torch.Tensor:
     dtype = floating(x, "x", axis="class")
     k = positive_scalar(k, "k", x.device, dtype)
     xc = x.to(dtype)
+    if not isinstance(k, torch.Tensor) and k >= torch.finfo(dtype).tiny:
+        n = xc.shape[-1]
+        return _LogSumExp.apply(xc.reshape(-1, n), k).reshape(xc.shape[:-1]).to(x.dtype)
+    # a tensor k (differentiable too), or one that underflows in the compute dtype: the composite form
     z, m, finite = _exponents(xc, k)
     e = torch.exp(z)
     is_max = (xc == m) & finite
@@ -158,6 +199,46 @@ def logsumexp(x: torch.Tensor, k=1.0) -> torch.Tensor:
     k = torch.where((k == 0) & (s_minus_1 == 0), torch.ones_like(k), k)
     out = torch.where(finite, m + torch.log1p(s_minus_1) / k, -math.inf)
     return out.to(x.dtype)
+
+
+def _row_exponents(x: torch.Tensor, k: float):
+    """``(z, m, finite)`` as :func:`_exponents` for a number ``k`` (``m`` not detached: callers
+    run without autograd): ``x - m`` is exact or ``-inf`` (``m >= x``), the right exponent for
+    ``k >= 1``, so it is formed directly; below 1 the halved difference of :func:`_exponents`."""
+    if k < 1:
+        return _exponents(x, k)
+    m = torch.amax(x, dim=-1, keepdim=True)
+    finite = m != -math.inf
+    m.masked_fill_(~finite, 0.0)  # an all -inf row: exponents -inf, not NaN
+    z = x - m
+    return (z if k == 1 else z.mul_(k)), m, finite
+
+
+class _LogSumExp(torch.autograd.Function):
+    """``logsumexp(x, k)`` of the rows of the 2-d ``x`` for a number ``k``: ``m + log1p(s') / k``
+    with ``s' = sum_{i != p} e_i``, ``e_i = exp(k (x_i - m))`` and ``p`` a maximal entry (its
+    ``e_p = 1`` left out exactly, ties counted in ``s'``): the form of :func:`logsumexp`'s
+    docstring in a few passes.  Backward ``g e / (1 + s')`` (the softmax) from the saved
+    exponentials, 0 on all ``-inf`` rows."""
+
+    @staticmethod
+    def forward(ctx, x, k):
+        z, m, finite = _row_exponents(x, k)
+        e = z.exp_() if z is not x else torch.exp(z)
+        idx = first_argmax(x)
+        e.scatter_(1, idx, torch.zeros_like(m))  # e_p = exp(0) = 1, left out exactly
+        s1 = e.sum(dim=-1, keepdim=True)
+        ctx.save_for_backward(e, idx, s1, finite)
+        out = torch.log1p(s1)
+        out = (out if k == 1 else out.div_(k)).add_(m)
+        return torch.where(finite, out, -math.inf).squeeze(-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        e, idx, s1, finite = ctx.saved_tensors
+        p = e.scatter(1, idx, finite.to(e.dtype))  # e_p = 1 back (0 on an all -inf row: no mass)
+        return p.mul_((g.unsqueeze(-1) / (1 + s1)).masked_fill_(~finite, 0.0)), None
 
 
 def softmax(x: torch.Tensor, k=1.0) -> torch.Tensor:
