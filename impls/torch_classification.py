@@ -313,16 +313,16 @@ def kl_divergence(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     ``+inf``, with gradient ``+inf`` (``p_i``) and ``-inf`` (``q_i``), never
     NaN. Elsewhere ``dKL/dp_i = log(p_i/q_i) + 1`` and ``dKL/dq_i = -p_i/q_i``.
 
-    Stability: each term is ``p_i * L_i`` with ``L_i = log(p_i / q_i)``.
-    Both ``p_i`` and ``q_i`` are first multiplied by the same power of two
-    ``2^k`` (exact) that brings ``Q = q_i 2^k`` into ``[0.5, 1)``; then
-    ``L_i = log1p((P - Q) / Q)`` where ``q/2 <= p <= 2q`` (the difference is
-    exact there, so ``L_i`` keeps its relative accuracy as ``p_i -> q_i``)
-    and ``L_i = log P - log Q`` elsewhere (``|log Q| < 0.7 <= |L_i|``: a few
-    ulps). No ratio ``p/q`` and no ``1/q^2`` is formed in the graph, so
-    the gradient ``-p_i/q_i`` does not overflow for tiny ``q_i`` (the
-    derivative of ``p/q`` would: ``p/q^2``). Each branch sees only its own
-    entries (double where), so no ``0 * inf`` reaches the backward pass.
+    Stability: each term is ``p_i * L_i`` with ``L_i = log(p_i / q_i)``:
+    ``log1p((p - q) / q)`` where ``q/2 <= p <= 2q`` (the difference is exact
+    there, so ``L_i`` keeps its relative accuracy as ``p_i -> q_i``) and
+    ``log(p/q)`` elsewhere (``|L_i| >= log 2``: the quotient's rounding is a
+    few ulps of it); where ``p/q`` overflows or is not a normal number, the
+    logs of ``p 2^k`` and ``q 2^k`` for the power of two that brings ``q``
+    near ``[0.5, 1)`` (exact; ``_kl_log_ratio``). One autograd node with the
+    closed-form derivatives above, from the forward's ``L_i``: ``-p_i/q_i``
+    is one rounded quotient and overflows only where it exceeds the dtype
+    (autodiff of ``p/q`` would form ``p/q^2``); no ``0 * inf`` arises.
     The sum itself can cancel (terms of both signs); that is the
     conditioning of KL, not of this evaluation.
 
@@ -342,22 +342,54 @@ def kl_divergence(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     dtype = compute_dtype(out_dtype)
     pc = p.to(dtype)
     qc = q.to(device=pc.device, dtype=dtype)
-    pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
-    one = torch.ones_like(pc)
-    with torch.no_grad():
-        # a power of two 2^k (exact scaling) that brings q into [0.5, 1)
-        k = (-torch.frexp(qc).exponent).clamp(max=int(math.log2(torch.finfo(dtype).max)))
-        scale = torch.ldexp(one, k)
-        r = pc / qc
-        near = pos & (r >= 0.5) & (r <= 2)
-        other = pos & ~near
-    big_p, big_q = pc * scale, qc * scale
-    pn, qn = torch.where(near, big_p, one), torch.where(near, big_q, one)
-    po, qo = torch.where(other, big_p, one), torch.where(other, big_q, one)
-    log_ratio = torch.where(near, torch.log1p((pn - qn) / qn),
-                            torch.where(other, torch.log(po) - torch.log(qo), torch.zeros_like(pc)))
-    terms = torch.where(pos, pc * log_ratio, torch.zeros_like(pc))
-    return terms.sum(dim=-1).to(out_dtype)
+    return _KL.apply(pc, qc).to(out_dtype)
+
+
+def _kl_log_ratio(pc: torch.Tensor, qc: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+    """``log(p_i / q_i)`` where ``pos`` (0 elsewhere), to its relative accuracy (no autograd).
+
+    ``log1p((p - q) / q)`` where ``1/2 <= p/q <= 2`` (``p - q`` exact there, Sterbenz), else
+    ``log(p/q)``: the quotient's rounding is an absolute error ``eps`` of a log of size at least
+    ``log 2``.  Where ``p/q`` overflows or is below the smallest normal number (its rounding no
+    longer relative), the logs of ``p`` and ``q`` scaled together by a power of two (exact) that
+    brings ``q`` into ``[1/2, 1)``, so that neither log is large beside their difference; on the
+    CPU that form runs only when such an entry exists."""
+    r = pc / qc
+    near = (r >= 0.5) & (r <= 2)
+    out = torch.where(near, torch.log1p((pc - qc) / qc), torch.log(r))
+    if pc.device.type == "cpu":
+        lo, hi = torch.aminmax(torch.where(pos & ~near, r, 1.0))  # NaN (a NaN input) takes the full form too
+        if float(lo) >= torch.finfo(pc.dtype).tiny and float(hi) < math.inf:
+            return torch.where(pos, out, 0.0)
+    # at most 2^(maxexp - 1) (2^1023 in float64: 2^1024 is inf), so the scaled q of a subnormal q is
+    # below 1/2 but its log small
+    k = (-torch.frexp(qc).exponent).clamp(max=math.frexp(torch.finfo(pc.dtype).max)[1] - 1)
+    scale = torch.ldexp(torch.ones_like(pc), k)
+    other = pos & ~near
+    po, qo = torch.where(other, pc * scale, 1.0), torch.where(other, qc * scale, 1.0)
+    return torch.where(near & pos, out, torch.where(other, torch.log(po) - torch.log(qo), 0.0))
+
+
+class _KL(torch.autograd.Function):
+    """``sum_i p_i log(p_i / q_i)`` over the last axis (compute dtype), 0 for ``p_i = 0``, with the
+    closed-form derivatives ``log(p_i / q_i) + 1`` (w.r.t. ``p_i``) and ``-p_i / q_i`` (w.r.t.
+    ``q_i``), both 0 where ``p_i = 0`` (the catalogue's masking), from the forward's log ratio."""
+
+    @staticmethod
+    def forward(ctx, pc, qc):
+        pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
+        lr = _kl_log_ratio(pc, qc, pos)
+        ctx.save_for_backward(pc, qc, lr, pos)
+        return torch.where(pos, pc * lr, 0.0).sum(dim=-1)
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, g):
+        pc, qc, lr, pos = ctx.saved_tensors
+        g = g.unsqueeze(-1)
+        gp = torch.where(pos, lr + 1, 0.0).mul_(g) if ctx.needs_input_grad[0] else None
+        gq = torch.where(pos, pc / qc, 0.0).mul_(-g) if ctx.needs_input_grad[1] else None
+        return gp, gq
 
 
 def soft_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
