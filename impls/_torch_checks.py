@@ -44,8 +44,8 @@ def floating(x, name: str, axis: str | None = None, nonempty: bool = True) -> to
 
 
 def unit_interval(x: torch.Tensor, name: str) -> None:
-    """Entries in [0, 1] (NaN rejected); CPU tensors only."""
-    if x.device.type == "cpu" and x.numel():
+    """Entries in [0, 1] (NaN rejected); CPU tensors only (a bool tensor always is)."""
+    if x.device.type == "cpu" and x.numel() and x.dtype != torch.bool:
         lo, hi = torch.aminmax(x.detach())  # one pass; a NaN makes both NaN, which fails the test below
         if not (bool(lo >= 0) and bool(hi <= 1)):
             raise ValueError(f"{name} must have entries in [0, 1]")

@@ -1,4 +1,4 @@
-"""Row helpers shared by the fused ``torch_*`` kernels (never by ``jax_*``).
+"""Helpers shared by the fused ``torch_*`` kernels (never by ``jax_*``): rows, tails.
 
 The leading underscore keeps this module out of the registry in
 ``impls/__init__.py``, which imports ``torch_*`` modules only.
@@ -62,3 +62,15 @@ def softmax_rows(x: torch.Tensor) -> torch.Tensor:
     else:
         p.masked_fill_(torch.amax(x, dim=-1, keepdim=True) == -math.inf, 0.0)
     return p
+
+
+def sigmoid_lower_tail(y, u):
+    """``sigmoid(u)`` (computed as ``y``) with its deep lower tail mended in place: where ``e^{-u}``
+    overflows (``u < -log(max)``), torch's ``1 / (1 + e^{-u})`` is 0, and ``e^u`` (equal to
+    ``sigmoid(u)`` to ``e^u`` relative, at most 1e-38) keeps the subnormal values.  On the CPU the
+    mending costs one reduction over ``u`` (its minimum; NaN, which hides it, mends) where no entry
+    is that far out."""
+    limit = -math.log(torch.finfo(u.dtype).max) + 1.0
+    if u.device.type != "cpu" or not float(u.amin()) >= limit:
+        y = torch.where(u < limit, torch.exp(u), y)
+    return y

@@ -51,8 +51,7 @@ import numbers
 import torch
 
 from ._torch_checks import class_labels, compute_dtype, floating, unit_interval
-from ._torch_rows import any_rows, first_argmax, softmax_rows
-from .torch_multilabel import _sigmoid_lower_tail
+from ._torch_rows import any_rows, first_argmax, sigmoid_lower_tail, softmax_rows
 
 __all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
 
@@ -91,7 +90,7 @@ class _Softplus(torch.autograd.Function):
 
     Forward: torch's ``logaddexp(z, 0)`` kernel, which forms ``max(z, 0) + log1p(exp(-|z|))``
     (exp(z) and z itself where they are the answer, no overflow).  Backward: ``g sigmoid(z)``,
-    its deep lower tail (``e^{-z}`` overflowing) as ``e^z`` (``torch_multilabel._sigmoid_lower_tail``),
+    its deep lower tail (``e^{-z}`` overflowing) as ``e^z`` (``_torch_rows.sigmoid_lower_tail``),
     so subnormal derivatives are kept; at ``z = 0`` it is the correct 1/2."""
 
     @staticmethod
@@ -103,7 +102,7 @@ class _Softplus(torch.autograd.Function):
     @torch.autograd.function.once_differentiable
     def backward(ctx, g):
         (z,) = ctx.saved_tensors
-        return _sigmoid_lower_tail(torch.sigmoid(z), z).mul_(g)
+        return sigmoid_lower_tail(torch.sigmoid(z), z).mul_(g)
 
 
 # -- cross-entropy: one autograd node, closed-form backward --------------------------------------

@@ -38,7 +38,7 @@ import math
 import torch
 
 from ._torch_checks import floating, unit_interval
-from ._torch_rows import any_rows, first_argmax
+from ._torch_rows import any_rows, first_argmax, sigmoid_lower_tail
 
 __all__ = ["zlpr", "zlpr_probability"]
 
@@ -414,31 +414,19 @@ def zlpr_probability(scores: torch.Tensor) -> torch.Tensor:
     return _SigmoidTwice.apply(scores.to(dtype)).to(scores.dtype)
 
 
-def _sigmoid_lower_tail(y, u):
-    """``sigmoid(u)`` (computed as ``y``) with its deep lower tail mended in place: where ``e^{-u}``
-    overflows (``u < -log(max)``), torch's ``1 / (1 + e^{-u})`` is 0, and ``e^u`` (equal to
-    ``sigmoid(u)`` to ``e^u`` relative, at most 1e-38) keeps the subnormal values.  On the CPU the
-    mending costs one reduction over ``u`` (its minimum; NaN, which hides it, mends) where no entry
-    is that far out."""
-    limit = -math.log(torch.finfo(u.dtype).max) + 1.0
-    if u.device.type != "cpu" or not float(u.amin()) >= limit:
-        y = torch.where(u < limit, torch.exp(u), y)
-    return y
-
-
 class _SigmoidTwice(torch.autograd.Function):
     """``sigmoid(2s)`` in torch's sigmoid kernel, both tails to their relative accuracy.
 
     Forward: ``1 / (1 + e^{-2s})`` (torch.sigmoid: relatively accurate wherever ``e^{-2s}`` is
     finite; ``2s = ±inf`` gives exactly 1 or 0), the lower tail below ``e^{-2s}``'s overflow as
-    ``e^{2s}`` (:func:`_sigmoid_lower_tail`).  Backward: ``2 g sigma(2s) sigma(-2s)``, with
+    ``e^{2s}`` (``_torch_rows.sigmoid_lower_tail``).  Backward: ``2 g sigma(2s) sigma(-2s)``, with
     ``sigma(-2s)`` from the same kernel instead of ``1 - sigma(2s)``, which cancels for large ``s``
     (the catalogue's derivative ``2 sigma (1 - sigma)``)."""
 
     @staticmethod
     def forward(ctx, s):
         u = s * 2
-        y = _sigmoid_lower_tail(torch.sigmoid(u), u)
+        y = sigmoid_lower_tail(torch.sigmoid(u), u)
         ctx.save_for_backward(u, y)
         return y
 
@@ -447,4 +435,4 @@ class _SigmoidTwice(torch.autograd.Function):
     def backward(ctx, g):
         u, y = ctx.saved_tensors
         neg = u.neg()
-        return _sigmoid_lower_tail(torch.sigmoid(neg), neg).mul_(y).mul_(g).mul_(2)
+        return sigmoid_lower_tail(torch.sigmoid(neg), neg).mul_(y).mul_(g).mul_(2)

@@ -50,6 +50,8 @@ import numbers
 
 import torch
 
+from ._torch_checks import unit_interval
+
 __all__ = ["soft_f1", "dice", "jaccard"]
 
 _HALF = (torch.float16, torch.bfloat16)
@@ -69,11 +71,8 @@ def _check_pair(probs, targets, min_ndim: int = 0):
         raise ValueError(f"targets shape {tuple(targets.shape)} does not match probs shape {tuple(probs.shape)}")
     if probs.ndim < min_ndim:
         raise ValueError(f"probs must have at least {min_ndim} dimension(s) (axis 0 is reduced)")
-    for name, x in (("probs", probs), ("targets", targets)):
-        if x.device.type == "cpu" and x.numel() and x.dtype != torch.bool:
-            lo, hi = torch.aminmax(x.detach())  # one pass; a NaN makes both NaN, which fails the test
-            if not (bool(lo >= 0) and bool(hi <= 1)):
-                raise ValueError(f"{name} must lie in [0, 1]")
+    unit_interval(probs, "probs")
+    unit_interval(targets, "targets")
     ct = torch.float32 if probs.dtype in _HALF else probs.dtype
     return probs.to(ct), targets.to(device=probs.device, dtype=ct), probs.dtype
 

@@ -224,7 +224,7 @@ class _LogSumExp(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, k):
         z, m, finite = _row_exponents(x, k)
-        e = z.exp_() if z is not x else torch.exp(z)
+        e = z.exp_()  # (z is a new tensor: x - m, or _exponents')
         idx = first_argmax(x)
         e.scatter_(1, idx, torch.zeros_like(m))  # e_p = exp(0) = 1, left out exactly
         s1 = e.sum(dim=-1, keepdim=True)

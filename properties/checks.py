@@ -171,21 +171,18 @@ def compiled(target):
 
 
 def evaluate(target, native, wrt=None, cotangent=None):
-    """(output, jitted) of one call of the target — with ``wrt``, its vector-Jacobian product
-    with ``cotangent`` (``wrt`` a tuple of names: the products w.r.t. each, as a tuple, from one
-    backward pass) — under :func:`compiled` where the target traces, else eagerly (then
-    ``jitted`` is False, and the snippet of a finding calls it as run)."""
+    """(output, jitted) of one call of the target — with ``wrt`` (a tuple of argument names), its
+    vector-Jacobian products with ``cotangent`` w.r.t. each, as a tuple, from one backward pass —
+    under :func:`compiled` where the target traces, else eagerly (then ``jitted`` is False, and the
+    snippet of a finding calls it as run)."""
     fw = frameworks.get(target.framework)
-    wrts = None if wrt is None else (wrt,) if isinstance(wrt, str) else tuple(wrt)
-
-    def unpack(gs):
-        return gs[0] if isinstance(wrt, str) else gs
+    wrts = None if wrt is None else tuple(wrt)
 
     def run(fn):
         if wrts is None:
             out = call(target, native, fn)
         else:
-            out = unpack(fw.vjp(lambda **kw: call(target, kw, fn), native, wrts, cotangent))
+            out = fw.vjp(lambda **kw: call(target, kw, fn), native, wrts, cotangent)
         fw.synchronize(target.device)
         return out
     fn = compiled(target)
@@ -201,7 +198,7 @@ def evaluate(target, native, wrt=None, cotangent=None):
                                                 [a.name for a in target.quantity.args if a.static])
             out = _COMPILED_VJP[key](native, cotangent)
             fw.synchronize(target.device)
-            return unpack(out), True
+            return out, True
         except Exception:  # does not trace (or fails only under jit, which the jit property reports): eagerly
             _COMPILED[(target.fn, target.quantity.name)] = None
     return run(target.fn), False
@@ -706,7 +703,7 @@ def _claim_check(claim):
             full = {**args, **kw}
             native = _native_args(target, full, "float64")
             ones = np.ones(np.shape(_as_canonical(target, full, fw.numpy(evaluate(target, native)[0]))))  # unrecorded
-            g, jit = evaluate(target, native, wrt, fw.array(ones, "float64", target.device))
+            (g,), jit = evaluate(target, native, (wrt,), fw.array(ones, "float64", target.device))
             g = fw.numpy(g)
             calls.append({"args": full, "out": g, "wrt": wrt, "cotangent": ones, "jit": jit})
             return _as_canonical(target, full, g, ones, wrt)

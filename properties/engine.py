@@ -116,7 +116,7 @@ def _case_key(case) -> bytes:
 
 def run_property(prop: Property, target: Target, settings=None, seed=None, *, observer=None,
                  shrink_seconds: float = SHRINK_SECONDS, shrink_calls: int | None = None,
-                 gate: str = DEFAULT_GATE, shrunk_causes: dict | None = None) -> dict:
+                 gate: str = DEFAULT_GATE, shrunk_causes: dict | None = None, announce: bool = True) -> dict:
     """Run one property; return its result record (the schema: properties.results.PropertyResult).
 
     The search raises (stops and shrinks) only for a **bug** (properties.severity): accuracy and
@@ -131,8 +131,9 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     ``shrink_calls`` calls of the target (default ``SHRINK_CALLS_PER_EXAMPLE`` × the example
     budget); the record's ``calls`` counts every call made, ``shrunk`` says whether the
     counterexample is fully shrunk ("full"), cut by a budget ("time", "calls") or not shrunk
-    ("off").  ``observer`` (see :class:`Observer`) is told of every example checked, and of the
-    first failure found, before it is shrunk.
+    ("off").  ``observer`` (see :class:`Observer`) is told of every example checked, and (unless
+    ``announce`` is False: a run whose failure is not yet a finding) of the first failure found,
+    before it is shrunk.
 
     ``shrunk_causes`` ({root cause: property}, :func:`audit` keeps it): a failure whose root cause
     (:attr:`properties.results.PropertyResult.cause`) an earlier property of the audit has already
@@ -141,7 +142,7 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     causes not yet seen (a soft_topk without its min-shift fails eight properties for two causes)."""
     at_gate("bug", gate)  # a ValueError naming the gate where it is unknown
     causes = {} if shrunk_causes is None else shrunk_causes
-    rec = _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, "bug", causes)
+    rec = _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, "bug", causes, announce)
     if (gate != "bug" and rec["verdict"] == "fails" and rec.get("shrunk") == "off" and rec.get("severity") != "bug"
             and at_gate(rec.get("severity", ""), gate) and Phase.shrink in (settings or make_settings()[0]).phases):
         again = _run_property(prop, target, settings, seed, Observer(), shrink_seconds, shrink_calls, gate, causes)
@@ -151,7 +152,8 @@ def run_property(prop: Property, target: Target, settings=None, seed=None, *, ob
     return rec
 
 
-def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, floor, causes) -> dict:
+def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink_calls, floor, causes,
+                  announce=True) -> dict:
     """One search of :func:`run_property`, raising at severity ``floor`` and above."""
     settings = settings or make_settings()[0]
     observer = observer or Observer()
@@ -208,7 +210,8 @@ def _run_property(prop, target, settings, seed, observer, shrink_seconds, shrink
                     run.shrink_seconds, run.shrink_calls = run.shrink_seconds * REPEAT_SHARE, max(1, int(run.shrink_calls * REPEAT_SHARE))
                 elif shrinking:
                     causes[cause] = prop.name
-                observer.failure_found(prop.name, out, run.shrink_seconds if shrinking else 0.0)
+                if announce:
+                    observer.failure_found(prop.name, out, run.shrink_seconds if shrinking else 0.0)
             if key is not None:
                 run.failures[key] = out
             raise _Failed(out)  # one raise site: Hypothesis tells failures apart by where they are raised
@@ -378,25 +381,6 @@ class Observer:
         pass
 
 
-class _Unannounced(Observer):
-    """``observer`` less its :meth:`Observer.failure_found`."""
-
-    def __init__(self, observer):
-        self._observer = observer
-
-    def audit_started(self, properties):
-        self._observer.audit_started(properties)
-
-    def property_started(self, name, budget):
-        self._observer.property_started(name, budget)
-
-    def example_done(self, name, examples, failing):
-        self._observer.example_done(name, examples, failing)
-
-    def property_done(self, record):
-        self._observer.property_done(record)
-
-
 def _finite(v):
     return v if (v is None or math.isfinite(v)) else ("inf" if v > 0 else "-inf")
 
@@ -490,17 +474,15 @@ def audit(fn, quantity: str, framework: str | None = None, device: str = "cpu", 
     observer = observer or Observer()
     observer.audit_started({p.name: planned(p, target, settings) for p in props})
     results, causes = [], {}  # root causes shrunk so far -> the property that shrank them
-    # with declared conventions a failure is run again under them before it is a finding: only the
-    # second run announces what it finds (Observer.failure_found)
-    first = _Unannounced(observer) if conventions else observer
     for prop in props:
-        run = functools.partial(run_property, observer=first, shrink_seconds=shrink_seconds, gate=gate,
+        run = functools.partial(run_property, observer=observer, shrink_seconds=shrink_seconds, gate=gate,
                                 shrunk_causes=causes)
-        rec = run(prop, target, settings, seed)  # the checks skip gradients of a non-differentiable target
+        # with declared conventions a failure is run again under them before it is a finding: only the
+        # second run announces what it finds (Observer.failure_found)
+        rec = run(prop, target, settings, seed, announce=not conventions)  # (gradients skipped where not differentiable)
         if rec["verdict"] == "fails" and conventions and prop.kind == "conformance":
-            # (the first run's failure was not announced: the run under the conventions decides)
             # shrunk afresh: the conventions may explain the cause this property registered
-            rerun = functools.partial(run, observer=observer, shrunk_causes={c: p for c, p in causes.items() if p != prop.name})
+            rerun = functools.partial(run, announce=True, shrunk_causes={c: p for c, p in causes.items() if p != prop.name})
             rec = _under_conventions(rerun, prop, target, settings, seed, conventions, rec)
         results.append(rec)
         observer.property_done(rec)

@@ -307,7 +307,7 @@ def test_deviation_predicates_read_the_counterexample():
     assert deviations._empty("probs", "targets")(big)
 
 
-def test_deviation_rows_of_the_session_15_findings_match_their_failures_only():
+def test_deviation_rows_for_box_iou_lovasz_kl_and_masked_ce_match_their_failures_only():
     """Each row matches the failure it was written for, read from typed fields, and not a neighbour."""
     from losscheck.impls.adapters import deviations
 
