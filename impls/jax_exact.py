@@ -72,7 +72,7 @@ _GL_X = tuple(-x for x in reversed(_GL_X_POS)) + _GL_X_POS
 _GL_W = tuple(reversed(_GL_W_POS)) + _GL_W_POS
 N_NODES = len(_GL_X)  # 80
 
-_DROP = 40.0  # the interval ends where log g has fallen by this much below the mode
+_DROP = 46.0  # the interval ends where log g has fallen by this much below the mode
 _MODE_STEPS = 12  # Newton steps for the mode (7 always sufficed in a 3000-case sweep)
 _END_STEPS = 5  # Newton steps for each end (4 left the ends within 0.05 of _DROP)
 _CLAMP = 100.0  # |a_j| beyond this changes nothing representable (see exact_accuracy)
@@ -180,59 +180,164 @@ def _log_ndtr_jvp(primals, tangents):
     return _log_ndtr(u), _mills(u) * du
 
 
-def _log_g(z, a, label):
+def _log_g(z, a, label, dens=None):
     """log of the integrand, log phi(z) + sum_{j != y} log Phi(z + a_j).
 
     ``z`` (..., m), ``a`` and ``label`` (..., n) (``label`` marks the class
-    y, whose factor is omitted); returns (..., m).
+    y, whose factor is omitted); returns (..., m). ``dens`` (..., n), when
+    given, marks one class j whose factor is the density phi(z + a_j)
+    instead: the integrand of d value / d a_j.
     """
-    lp = _log_ndtr(z[..., :, None] + a[..., None, :])
+    u = z[..., :, None] + a[..., None, :]
+    lp = _log_ndtr(u)
+    if dens is not None:
+        lp = jnp.where(dens[..., None, :], -0.5 * u * u - _LOG_SQRT_2PI, lp)
     lp = jnp.where(label[..., None, :], 0.0, lp)
     return -0.5 * z * z - _LOG_SQRT_2PI + jnp.sum(lp, axis=-1)
 
 
-def _slope(z, a, label):
-    """(log g)' at ``z`` (..., m) and the terms needed for (log g)''."""
+def _slope(z, a, label, dens=None):
+    """(log g)' at ``z`` (..., m) and -(log g)'' - 1 (the factors' share of the curvature)."""
     u = z[..., :, None] + a[..., None, :]
-    lam = jnp.where(label[..., None, :], 0.0, _mills(u))
-    return -z + jnp.sum(lam, axis=-1), u, lam
+    lam = _mills(u)  # (log Phi)' = phi / Phi, and -(log Phi)'' = lam (u + lam)
+    curv = lam * (u + lam)
+    if dens is not None:  # (log phi)'(u) = -u, -(log phi)'' = 1
+        lam = jnp.where(dens[..., None, :], -u, lam)
+        curv = jnp.where(dens[..., None, :], 1.0, curv)
+    lam = jnp.where(label[..., None, :], 0.0, lam)
+    curv = jnp.where(label[..., None, :], 0.0, curv)
+    return -z + jnp.sum(lam, axis=-1), jnp.sum(curv, axis=-1)
 
 
-def _interval(a, label):
+def _interval(a, label, dens=None, start=None):
     """Centre and half-width of [z_L, z_R], where log g <= log g(z0) - _DROP, and log g(z0).
 
     ``a`` (..., n) under ``stop_gradient``. Newton's method for the mode
-    starts at z = 0, where (log g)' > 0; (log g)' is convex and decreasing
-    (the inverse Mills ratio is convex), so the iterates increase
-    monotonically to the mode. Each end starts one Gaussian width
-    sqrt(2 _DROP / c) away (c the curvature at z0) and takes Newton steps on
-    log g(z) = log g(z0) - _DROP; by concavity the iterates approach the end
-    from outside (after at most one step from inside), so every iterate is a
-    valid end.
+    starts at ``start`` (..., 1) (z = 0 for the value), where (log g)' > 0;
+    (log g)' is convex and decreasing (the inverse Mills ratio is convex),
+    so the iterates increase monotonically to the mode. Each end starts one
+    Gaussian width sqrt(2 _DROP / c) away (c the curvature at z0) and takes
+    Newton steps on log g(z) = log g(z0) - _DROP; by concavity the iterates
+    approach the end from outside (after at most one step from inside), so
+    every iterate is a valid end. ``dens``: as in :func:`_log_g`.
     """
 
     def mode_step(_, z):
-        d1, u, lam = _slope(z, a, label)
-        d2 = jnp.minimum(-1.0 - jnp.sum(lam * (u + lam), axis=-1), -1.0)
-        return z - d1 / d2
+        d1, curv = _slope(z, a, label, dens)
+        return z - d1 / jnp.minimum(-1.0 - curv, -1.0)
 
-    z = jax.lax.fori_loop(0, _MODE_STEPS, mode_step, jnp.zeros(a.shape[:-1] + (1,), a.dtype))
-    _, u, lam = _slope(z, a, label)
-    curvature = jnp.maximum(1.0 + jnp.sum(lam * (u + lam), axis=-1), 1.0)
-    target = _log_g(z, a, label) - _DROP
+    z0 = jnp.zeros(a.shape[:-1] + (1,), a.dtype) if start is None else start
+    z = jax.lax.fori_loop(0, _MODE_STEPS, mode_step, z0)
+    curvature = jnp.maximum(1.0 + _slope(z, a, label, dens)[1], 1.0)
+    target = _log_g(z, a, label, dens) - _DROP
     width = jnp.sqrt(2 * _DROP / curvature)
     tiny = jnp.finfo(a.dtype).tiny
     left = jnp.array([True, False])
 
     def end_step(_, ends):
-        d1, _, _ = _slope(ends, a, label)
+        d1, _ = _slope(ends, a, label, dens)
         # (log g)' > 0 left of the mode, < 0 right of it; the clamp only
         # guards against a zero denominator
         d1 = jnp.where(left, jnp.maximum(d1, tiny), jnp.minimum(d1, -tiny))
-        return ends - (_log_g(ends, a, label) - target) / d1
+        return ends - (_log_g(ends, a, label, dens) - target) / d1
 
     ends = jax.lax.fori_loop(0, _END_STEPS, end_step, jnp.concatenate([z - width, z + width], axis=-1))
     return (ends[..., 0] + ends[..., 1]) * 0.5, (ends[..., 1] - ends[..., 0]) * 0.5, target[..., 0] + _DROP
+
+
+def _nodes(centre, half, dtype):
+    x = jnp.asarray(_GL_X, dtype=dtype)
+    return centre[..., None] + half[..., None] * x, jnp.asarray(_GL_W, dtype=dtype)
+
+
+def _times_peak(scaled, peak):
+    """``scaled * exp(peak)`` in two halves: no factor is flushed to zero unless the result is tiny."""
+    return (scaled * jnp.exp(peak * 0.5)) * jnp.exp(peak - peak * 0.5)
+
+
+def _beyond(a, label, centre, half, peak, scaled):
+    """The classes j whose derivative integrand ``h_j = g lam_j`` the value's window does not hold.
+
+    As in ``torch_exact._beyond`` (the same test): ``scaled`` (..., n) is
+    ``int g lam_j`` over the value's window, divided by ``g(z0)``; where
+    ``(log h_j)'`` points inwards at both ends, each tail is at most
+    ``h_j(end) / |(log h_j)'(end)|`` (log-concavity), and a class is kept on
+    the value's window where both are below ``eps / 4`` of ``scaled``.
+    """
+    ends = jnp.stack([centre - half, centre + half], axis=-1)  # (..., 2)
+    d1, _ = _slope(ends, a, label)
+    log_end = _log_g(ends, a, label) - peak[..., None]
+    u = ends[..., :, None] + a[..., None, :]  # (..., 2, n)
+    s = d1[..., :, None] - u - _mills(u)  # (log h_j)' = (log g)' + (log lam)'(u), (log lam)' = -u - lam
+    log_h = log_end[..., :, None] - 0.5 * u * u - _LOG_SQRT_2PI - _log_ndtr(u)  # log g + log lam
+    tiny = jnp.finfo(a.dtype).tiny
+    inward = (s[..., 0, :] > 0) & (s[..., 1, :] < 0)
+    log_tail = jnp.logaddexp(log_h[..., 0, :] - jnp.log(jnp.maximum(s[..., 0, :], tiny)),
+                             log_h[..., 1, :] - jnp.log(jnp.maximum(-s[..., 1, :], tiny)))
+    small = (log_tail < jnp.log(scaled) + math.log(float(jnp.finfo(a.dtype).eps) / 4)) | (log_tail == -jnp.inf)
+    return ~label & ~(inward & small)
+
+
+_CHUNK = 64  # (row, class) pairs integrated on windows of their own per step of the loop
+
+
+def _own_windows(a, label, need, grad):
+    """``grad`` (B, n) with the pairs ``need`` replaced by integrals on windows of their own integrands.
+
+    The pairs are taken ``_CHUNK`` at a time (a ``while_loop`` of data-dependent length:
+    none in most calls, so the common case costs one test).
+    """
+    b, n = a.shape
+    count = jnp.sum(need)
+    flat = jnp.nonzero(need.ravel(), size=b * n, fill_value=0)[0]
+    chunk = min(_CHUNK, b * n)
+
+    def body(state):
+        i, g = state
+        pick = jax.lax.dynamic_slice(flat, (i * chunk,), (chunk,)) if b * n > chunk else flat
+        valid = i * chunk + jnp.arange(chunk) < count
+        rows, cols = pick // n, pick % n
+        ap, lp = a[rows], label[rows]
+        dens = jnp.arange(n) == cols[:, None]
+        # (log h_j)' = -2z - a_j + sum_k lam_k > 0 left of -a_j / 2: Newton starts one unit left of it
+        centre, half, peak = _interval(ap, lp, dens, start=(-0.5 * a[rows, cols] - 1.0)[:, None])
+        z, w = _nodes(centre, half, a.dtype)
+        own = _times_peak(half * jnp.sum(jnp.exp(_log_g(z, ap, lp, dens) - peak[:, None]) * w, axis=-1), peak)
+        return i + 1, g.at[rows, cols].add(jnp.where(valid, own - g[rows, cols], 0.0))
+
+    return jax.lax.while_loop(lambda s: s[0] * chunk < count, body, (0, grad))[1]
+
+
+@jax.custom_jvp
+def _quadrature(a, label):
+    """The quadrature of ``g`` on its window; derivative: ``d / d a_j = int phi(z) phi(z + a_j) prod_{k != j} Phi``.
+
+    The derivative integrand of a class that cannot compete lives far from the value's
+    window (:func:`_beyond`): those classes are integrated on windows of their own.
+    """
+    return _quadrature_and_weights(a, label)[0]
+
+
+def _quadrature_and_weights(a, label):
+    centre, half, peak = _interval(a, label)
+    z, w = _nodes(centre, half, a.dtype)
+    weights = jnp.exp(_log_g(z, a, label) - peak[..., None]) * w  # g(z_i) w_i / g(z0)
+    return _times_peak(half * jnp.sum(weights, axis=-1), peak), (z, weights, centre, half, peak)
+
+
+@_quadrature.defjvp
+def _quadrature_jvp(primals, tangents):
+    (a, label), (da, _) = primals, tangents
+    a = jax.lax.stop_gradient(a)
+    value, (z, weights, centre, half, peak) = _quadrature_and_weights(a, label)
+    lam = jnp.where(label[..., None, :], 0.0, _mills(z[..., :, None] + a[..., None, :]))
+    scaled = half[..., None] * jnp.sum(weights[..., :, None] * lam, axis=-2)  # (..., n), over g(z0)
+    grad = _times_peak(scaled, peak[..., None])
+    need = _beyond(a, label, centre, half, peak, scaled)
+    n = a.shape[-1]
+    grad = _own_windows(a.reshape(-1, n), label.reshape(-1, n), need.reshape(-1, n),
+                        grad.reshape(-1, n)).reshape(a.shape)
+    return value, jnp.sum(grad * da, axis=-1)
 
 
 @jax.jit
@@ -244,14 +349,7 @@ def _exact(muc, sigma, labels):
     inside = jnp.abs(ratio) <= _CLAMP
     a = jnp.where(inside, jnp.where(inside, diff, 0.0) / scale, jnp.clip(ratio, -_CLAMP, _CLAMP))
     label = jnp.arange(n) == labels[..., None]
-    centre, half, peak = jax.lax.stop_gradient(_interval(jax.lax.stop_gradient(a), label))
-    x = jnp.asarray(_GL_X, dtype=muc.dtype)
-    w = jnp.asarray(_GL_W, dtype=muc.dtype)
-    z = centre[..., None] + half[..., None] * x
-    # sum g(z_i) / g(z0), then multiply by g(z0) = exp(peak) in two halves:
-    # no node's term is flushed to zero unless the result itself is tiny
-    scaled = half * jnp.sum(jnp.exp(_log_g(z, a, label) - peak[..., None]) * w, axis=-1)
-    value = (scaled * jnp.exp(peak * 0.5)) * jnp.exp(peak - peak * 0.5)
+    value = _quadrature(a, label)
     # union bound: 1 - value <= sum_j P(eps_j - eps_y > a_j) = sum_j Phi(-a_j / sqrt2);
     # below eps/8 the correctly rounded value is exactly 1
     tail = jnp.sum(jnp.where(label, 0.0, 0.5 * erfc(jax.lax.stop_gradient(a) * 0.5)), axis=-1)
@@ -296,29 +394,29 @@ def exact_accuracy(mu, sigma, labels):
     Method. The integrand ``g(z) = phi(z) prod_j Phi(z + a_j)`` is
     log-concave (phi and Phi are). Its mode ``z0`` (12 Newton steps from
     ``z = 0``) and an interval ``[z_L, z_R]`` with
-    ``log g(z_L), log g(z_R) <= log g(z0) - 40`` (5 Newton steps per end) are
+    ``log g(z_L), log g(z_R) <= log g(z0) - 46`` (5 Newton steps per end) are
     found under ``stop_gradient`` (in ``fori_loop``): the integral does not
     depend on where the nodes are put, so the derivative stays exact. Then
     ``g / g(z0)`` is integrated by an 80-node Gauss-Legendre rule on
     ``[z_L, z_R]`` and multiplied by ``g(z0)`` (in two halves, so that no
-    node's term is flushed to zero unless the result is), and JAX
-    differentiates that sum.
+    node's term is flushed to zero unless the result is); its derivative is
+    ``_quadrature_jvp``.
 
     Why 80 nodes are enough (float64, ``n <= 100``):
 
     * Truncation is bounded rigorously by log-concavity: beyond ``z_R``,
       ``g(z) <= g(z_R) exp(-|(log g)'(z_R)| (z - z_R))`` with
-      ``|(log g)'(z_R)| >= 40 / (z_R - z0)``, while the mass on ``[z0, z_R]``
-      is at least ``g(z0) (z_R - z0) (1 - e^-40) / 40`` (``log g`` lies above
-      its chord); so each tail is below ``e^-40 / (1 - e^-40) = 4.2e-18``
-      of the integral, 8.5e-18 for both. This holds for any ``z0`` inside,
+      ``|(log g)'(z_R)| >= 46 / (z_R - z0)``, while the mass on ``[z0, z_R]``
+      is at least ``g(z0) (z_R - z0) (1 - e^-46) / 46`` (``log g`` lies above
+      its chord); so each tail is below ``e^-46 / (1 - e^-46) = 1.1e-20``
+      of the integral, 2.1e-20 for both. This holds for any ``z0`` inside,
       so an inexact mode costs nothing but width.
     * Discretisation: ``g`` is entire, so the Gauss-Legendre error decays
       geometrically, like ``rho^(-2N)`` for the largest Bernstein ellipse
       (foci ``z_L``, ``z_R``) on which ``|g|`` stays moderate (Trefethen,
       Approximation Theory and Approximation Practice, Thm 19.3). In the
       standardised variable ``(z - z0) sqrt(c)`` (``c = -(log g)''(z0)``) the
-      interval is 2 sqrt(80) = 17.9 wide for a Gaussian and at most 24 wide
+      interval is 2 sqrt(92) = 19.2 wide for a Gaussian and at most 24 wide
       for ``n <= 100`` (many near-tied classes make ``g`` Gumbel-like,
       skewed to the right: the widest case is all classes tied), so ``rho``
       is bounded below independently of ``mu`` and ``sigma``. Measured on
@@ -328,9 +426,9 @@ def exact_accuracy(mu, sigma, labels):
       nodes (all 1000 tied: 9.4e-13 at 56, 3e-15 at 64, rounding at 72);
       in a sweep of 1500 random cases (n <= 100, sigma in [1e-2, 1e2],
       normal, spread +-10, tied and clustered mu) 64 nodes already met the
-      rounding floor. 80 nodes keep ~4 orders of margin. The derivative
-      integrands ``d g / d a_j`` are entire with the same growth, so the
-      same rule serves them.
+      rounding floor (those figures are for a drop of 40; all 100 or 1000
+      tied still come out within 1 and 3 ulps at 46). 80 nodes keep ~3 orders
+      of margin.
 
     Measured accuracy (check.py; float64 against mpmath at 30 digits,
     ``mpmath.quad`` split at the points ``z = -a_j``; n in {2, 10, 100},
@@ -348,10 +446,17 @@ def exact_accuracy(mu, sigma, labels):
     are computed in float32 and rounded to their dtype. The derivative (mu and sigma together) is
     within 3e-14 of ``max(|grad|_inf, value / sigma)``: the quadrature's
     error in the derivative is its relative error in the value times the scale
-    on which the value varies. A component far below ``value / sigma`` (a
-    class that cannot compete, ``a_j`` >~ 20, whose derivative is below
-    ``exp(-a_j^2 / 4)``; exactly 0 for ``a_j > 100``) is not resolved to its
-    own relative accuracy: its integrand lives outside ``[z_L, z_R]``.
+    on which the value varies. Each component is also resolved to its own
+    relative accuracy: ``d value / d a_j = int phi(z) phi(z + a_j) prod_{k != j} Phi(z + a_k)``
+    is integrated on the value's nodes where both of its tails beyond
+    ``[z_L, z_R]`` are below ``eps / 4`` of it (a log-concavity bound, ``_beyond``),
+    and on a window of its own otherwise: a class that cannot compete
+    (``a_j`` >~ 10, derivative below ``exp(-a_j^2 / 4)``) has its integrand near
+    ``z = -a_j / 2``, outside the value's window. That costs ``O(n)`` per node for
+    each such class (none for standard normal mu at sigma = 1; a fifth of the
+    classes at mu spread 3). Measured against mpmath (a 121-piece split around each
+    integrand's own mode) at a_j up to 60: within 7e-14 relative, the rounding of
+    ``a_j`` (``eps a_j^2 / 2``). The derivative is 0 for ``a_j > 100``.
     Values below the normal range come out as 0 (XLA flushes subnormals).
     Values are clipped to at most 1 (rounding can overshoot by an ulp), and
     set to exactly 1 where the union bound
@@ -361,7 +466,8 @@ def exact_accuracy(mu, sigma, labels):
 
     Cost: per row about 135 vectors of ``n`` evaluations of ``log Phi`` or
     of the Mills ratio (80 for the nodes, the rest for the Newton steps);
-    memory ``O(batch * n * 80)`` for JAX.
+    memory ``O(batch * n * 80)``, and per class that cannot compete as much again
+    (see above).
 
     Stability: ``log Phi(u)`` is ``log(erfc(-u/sqrt2) / 2)`` below 0, a
     12-term asymptotic series below -20 (-10 in float32), and

@@ -42,3 +42,51 @@ def test_exact_accuracy_matches_the_integral(fw, n, sigma, spread):
     for g, y in zip(got, labels):
         want = _expected(mu, sigma, y)
         assert abs(g - want) <= RTOL * abs(want) or (want < 1e-300 and abs(g) < 1e-290), (y, g, want)
+
+
+def _far_class_gradient(mu, sigma, y):
+    """d exact_accuracy / d mu at 40 digits: each class's integrand phi(z) phi(z + a_j) prod Phi
+    (the derivative under the integral) on pieces around its own mode (found on a float grid)."""
+    from scipy.special import log_ndtr
+
+    with mpmath.workdps(40):
+        a = [(mpmath.mpf(mu[y]) - mpmath.mpf(m)) / mpmath.mpf(sigma) for m in mu]
+        Phi = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2  # noqa: E731
+        phi = lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
+        zs = np.linspace(-150, 150, 300001)
+        G = []
+        for j in range(len(mu)):
+            if j == y:
+                G.append(mpmath.mpf(0))
+                continue
+            lf = -zs * zs / 2 - (zs + float(a[j])) ** 2 / 2 + sum(log_ndtr(zs + float(a[k])) for k in range(len(mu)) if k not in (j, y))
+            keep = zs[lf > lf.max() - 60]
+            pts = [-mpmath.inf] + list(mpmath.linspace(keep.min() - 1, keep.max() + 1, 121)) + [mpmath.inf]
+            G.append(mpmath.quad(lambda z: phi(z) * phi(z + a[j]) * mpmath.fprod(Phi(z + a[k]) for k in range(len(mu)) if k not in (j, y)), pts))
+        out = [-g / sigma for g in G]
+        out[y] = sum(G) / sigma
+        return [float(v) for v in out], max(abs(float(v)) for v in a)
+
+
+FAR = [([46.62, -55.31, -42.56], 6.543, 0), ([10.0, 0.0, -30.0, -5.0], 1.0, 0), ([5.0, -5.0], 0.3, 0),
+       ([0.0, -15.0, -15.0, -15.0, -15.0], 1.0, 0), ([1.0, 2.0, 3.0, -60.0], 2.0, 2)]
+
+
+@pytest.mark.parametrize("fw", frameworks.NAMES)
+@pytest.mark.parametrize("mu, sigma, y", FAR, ids=[f"far{i}" for i in range(len(FAR))])
+def test_exact_accuracy_gradient_of_a_class_that_cannot_compete(fw, mu, sigma, y):
+    """Every entry of the gradient to its own relative accuracy, also for classes far behind
+    (a_j = (mu_y - mu_j)/sigma from 10 to 60, derivatives down to 1e-161), whose integrand lies
+    outside the value's quadrature window (session 14's OPEN finding, mu = [46.62, -55.31, -42.56])."""
+    f = frameworks.get(fw)
+    if not f.available():
+        pytest.skip(f"{fw} is not installed")
+    want, amax = _far_class_gradient(mu, sigma, y)
+    kwargs = {"mu": f.array(np.array(mu), "float64"), "sigma": sigma, "labels": f.int_array(np.array(y))}
+    (g,) = f.vjp(impls.get("exact_accuracy", fw), kwargs, ("mu",), f.array(np.array(1.0), "float64"))
+    got = f.numpy(g)
+    # each a_j carries a rounding error of eps |a_j|, which moves log d/da_j by ~ eps a_j^2 / 2
+    # (the integrand's Gaussian exp(-a_j^2 / 4)): 8 eps (1 + a_max^2) relative per entry
+    tol = 8 * np.finfo(np.float64).eps * (1 + amax ** 2)
+    for g, w in zip(got, want):
+        assert abs(g - w) <= tol * abs(w), (list(got), want)

@@ -37,14 +37,6 @@ OPEN: dict = {
        "(inter's width over the union), ours give 0 or 5.9e-285.  Drawn by another derandomised seed (the seed "
        "hashes the engine's source, which changed during that run), not by today's; boxes of 1e284 px are far "
        "outside the typical domain (≤ 8192 px)" for q in ("box_iou", "diou", "ciou")},
-    **{("exact_accuracy", f"gradient[{dt}]"): "torch and jax alike, an accuracy finding drawn by session 14's shapes "
-       "(strategies.SHAPES): mu = [46.62, -55.31, -42.56], sigma = 6.543, label 0; d/dmu_1 = 1.9321e-28, ours "
-       "1.8332e-28 (5 %), d/dmu_2 = 2.92039e-22, ours 2.91660e-22 (0.13 %; mpmath.quad agrees with the reference). "
-       "The gradient of a class that cannot compete (a_j = (mu_y - mu_j)/sigma = 15.6, 13.6) is the integral of "
-       "phi(z) phi(z + a_j) prod Phi, a Gaussian centred at z = -a_j/2, which the value's quadrature window "
-       "(log g within 40 of its mode, |z| < 8.9 here) cuts off: the docstring's 'not resolved to its own relative "
-       "accuracy'.  Needs a backward that integrates those components on a grid reaching -a_j/2 (bfloat16 too, computed in "
-       "float32; float16 holds)" for dt in ("bfloat16", "float32", "float64")},
     **{("soft_argmax", f"stability[{dt}]"): "jax only, a range finding drawn by the installed package's seed "
     "(session 12, CI; the seed hashes the engine's file): x rows like [-1.9, -5802, 0, -1333] at k = 46.5, "
     "∂/∂x of -6.79e-37 (a result of scale 1.2e-34, below the typical domain's 1e-30) comes out 0 because "
