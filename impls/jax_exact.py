@@ -289,12 +289,13 @@ def _own_windows(a, label, need, grad):
     """
     b, n = a.shape
     count = jnp.sum(need)
-    flat = jnp.nonzero(need.ravel(), size=b * n, fill_value=0)[0]
     chunk = min(_CHUNK, b * n)
+    # padded to whole chunks, so that no dynamic_slice is clamped back over pairs already done
+    flat = jnp.nonzero(need.ravel(), size=-(-b * n // chunk) * chunk, fill_value=0)[0]
 
     def body(state):
         i, g = state
-        pick = jax.lax.dynamic_slice(flat, (i * chunk,), (chunk,)) if b * n > chunk else flat
+        pick = jax.lax.dynamic_slice(flat, (i * chunk,), (chunk,))
         valid = i * chunk + jnp.arange(chunk) < count
         rows, cols = pick // n, pick % n
         ap, lp = a[rows], label[rows]
@@ -447,16 +448,13 @@ def exact_accuracy(mu, sigma, labels):
     within 3e-14 of ``max(|grad|_inf, value / sigma)``: the quadrature's
     error in the derivative is its relative error in the value times the scale
     on which the value varies. Each component is also resolved to its own
-    relative accuracy: ``d value / d a_j = int phi(z) phi(z + a_j) prod_{k != j} Phi(z + a_k)``
-    is integrated on the value's nodes where both of its tails beyond
-    ``[z_L, z_R]`` are below ``eps / 4`` of it (a log-concavity bound, ``_beyond``),
-    and on a window of its own otherwise: a class that cannot compete
-    (``a_j`` >~ 10, derivative below ``exp(-a_j^2 / 4)``) has its integrand near
-    ``z = -a_j / 2``, outside the value's window. That costs ``O(n)`` per node for
-    each such class (none for standard normal mu at sigma = 1; a fifth of the
-    classes at mu spread 3). Measured against mpmath (a 121-piece split around each
-    integrand's own mode) at a_j up to 60: within 7e-14 relative, the rounding of
-    ``a_j`` (``eps a_j^2 / 2``). The derivative is 0 for ``a_j > 100``.
+    relative accuracy (spec/exact.py, "Derivatives"): on the value's nodes
+    where both tails of its integrand beyond ``[z_L, z_R]`` are below
+    ``eps / 4`` of it (``_beyond``), on a window of its own otherwise (a class
+    with ``a_j`` >~ 10), which costs ``O(n)`` per node for each such class
+    (none for standard normal mu at sigma = 1; a fifth of the classes at mu
+    spread 3). Against mpmath at a_j up to 60 (test_exact.py): within 7e-14
+    relative, the rounding of ``a_j``. The derivative is 0 for ``a_j > 100``.
     Values below the normal range come out as 0 (XLA flushes subnormals).
     Values are clipped to at most 1 (rounding can overshoot by an ulp), and
     set to exactly 1 where the union bound

@@ -8,6 +8,20 @@ normal noise, stated as the one-dimensional integral
 ε_j < z + (mu_y − mu_j)/sigma.)  Φ is written with erfc, which keeps its
 lower tail accurate; the reference integrates the integrand and its partial
 derivatives in one Gauss–Legendre pass (spec.reference._integral_step).
+
+Derivatives (what impls/torch_exact.py and impls/jax_exact.py compute, with
+a_j = (mu_y − mu_j)/sigma): differentiating under the integral,
+
+    ∂/∂a_j exact_accuracy = ∫ φ(z) φ(z + a_j) Π_{k≠y,j} Φ(z + a_k) dz,
+
+log-concave like the value's integrand.  Since φ(z) φ(z + a) =
+φ(√2 (z + a/2)) e^{−a²/4} / √(2π), for a class that cannot compete (a_j ≳ 10)
+it is a Gaussian near z = −a_j/2 of size below e^{−a_j²/4}: it lies outside
+the window that holds the value's integrand, so each entry to its own
+relative accuracy needs a window of its own there (the implementations test
+each class with the log-concavity tail bound h(end)/|(log h)'(end)| and give
+one only to the classes that need it).  The rounding of a_j (eps·|a_j|)
+moves that entry by ~eps·a_j²/2 relative: its conditioning.
 """
 
 from __future__ import annotations
