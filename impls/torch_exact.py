@@ -256,8 +256,10 @@ class _Exact(torch.autograd.Function):
         # phi(u) / Phi(u) from the forward's log Phi, as torch's own derivative of log_ndtr does
         # (it cancels to ~eps u^2 relative for u << 0: the rounding of u itself costs as much)
         u = z[..., :, None] + a[..., None, :]
-        lam = torch.where(label[..., None, :], 0.0, torch.exp(-(log_phi + 0.5 * u * u)) * _INV_SQRT_2PI)
-        scaled = half[..., None] * (weights[..., :, None] * lam).sum(dim=-2)  # (..., n), over g(z0)
+        lam = torch.exp(torch.addcmul(log_phi, u, u, value=0.5).neg_())  # times 1/sqrt(2 pi) below
+        # sum_i w_i g(z_i) lam_j(z_i) / g(z0) as one batched (1, m) @ (m, n) product
+        scaled = torch.matmul(weights[..., None, :], lam)[..., 0, :] * (half[..., None] * _INV_SQRT_2PI)
+        scaled = torch.where(label, 0.0, scaled)  # (..., n), over g(z0)
         g = _times_peak(scaled, peak[..., None])
         need = _beyond(a, label, centre, half, peak, scaled)
         if bool(need.any()):
