@@ -353,13 +353,8 @@ def exact_accuracy(mu: torch.Tensor, sigma, labels: torch.Tensor) -> torch.Tenso
     within 3e-14 of ``max(|grad|_inf, value / sigma)``: the quadrature's
     error in the gradient is its relative error in the value times the scale
     on which the value varies. Each component is also resolved to its own
-    relative accuracy (spec/exact.py, "Derivatives"): on the value's nodes
-    where both tails of its integrand beyond ``[z_L, z_R]`` are below
-    ``eps / 4`` of it (``_beyond``), on a window of its own otherwise (a class
-    with ``a_j`` >~ 10), which costs ``O(n)`` per node for each such class
-    (none for standard normal mu at sigma = 1; a fifth of the classes at mu
-    spread 3). Against mpmath at a_j up to 60 (test_exact.py): within 7e-14
-    relative, the rounding of ``a_j``. The derivative is 0 for ``a_j > 100``.
+    relative accuracy, classes far behind on windows of their own (spec/exact.py,
+    "Derivatives"; ``_beyond``); the derivative is 0 for ``a_j > 100``.
     Values below the normal range come out as 0 or subnormal. Values are
     clipped to at most 1 (rounding can overshoot by an ulp), and set to
     exactly 1 where the union bound ``1 - value <= sum_j Phi(-a_j / sqrt2)``

@@ -21,7 +21,10 @@ the window that holds the value's integrand, so each entry to its own
 relative accuracy needs a window of its own there (the implementations test
 each class with the log-concavity tail bound h(end)/|(log h)'(end)| and give
 one only to the classes that need it).  The rounding of a_j (eps·|a_j|)
-moves that entry by ~eps·a_j²/2 relative: its conditioning.
+moves that entry by ~eps·a_j²/2 relative: its conditioning.  Cost: O(n) per
+node for each class on a window of its own (none for standard-normal mu at
+σ = 1, a fifth of the classes at a spread of 3σ); within 7e-14 relative of this
+reference at a_j up to 60 (properties/tests/test_exact.py).
 """
 
 from __future__ import annotations
