@@ -174,16 +174,17 @@ class Jax(Framework):
         return self.module().jit(fn, static_argnames=tuple(static))
 
     def jit_vjp(self, fn, wrts, static):
-        """``(kwargs, cotangent) -> vjps`` of ``fn(**kwargs)`` w.r.t. each ``kwargs[k]``, k in ``wrts``,
-        forward and pullback in one ``jax.jit`` program (the ``static`` arguments as jit's static
-        arguments): compiled once per shape and dtype, where :meth:`vjp` of a jitted ``fn`` traces its
-        linearisation again on every call, and once for all the arguments (box losses: a and b)."""
+        """``(kwargs, cotangent) -> (out, vjps)``: ``fn(**kwargs)`` and its vector-Jacobian products
+        w.r.t. each ``kwargs[k]``, k in ``wrts``, forward and pullback in one ``jax.jit`` program (the
+        ``static`` arguments as jit's static arguments): compiled once per shape and dtype, where
+        :meth:`vjp` of a jitted ``fn`` traces its linearisation again on every call, and once for all
+        the arguments (box losses: a and b) and for the value too (``properties.checks.value``)."""
         jax = self.module()
 
         def pullback(dynamic, fixed, cotangent):
             rest = {k: v for k, v in dynamic.items() if k not in wrts}
             out, pb = jax.vjp(lambda *xs: fn(**rest, **dict(fixed), **dict(zip(wrts, xs))), *[dynamic[k] for k in wrts])
-            return tuple(pb(cotangent.astype(out.dtype)))
+            return out, tuple(pb(cotangent.astype(out.dtype)))
         jitted = jax.jit(pullback, static_argnames=("fixed",))
 
         def run(kwargs, cotangent):

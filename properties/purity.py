@@ -79,16 +79,16 @@ def check_unchanged(target, case):
 
 def check_repeatable(target, case):
     """Two calls on the same input give the same output (bitwise on the CPU)."""
-    from .checks import Outcome, _inputs_text, _native_args, _raise_outcome, evaluate, facts, snippet
+    from .checks import Outcome, _inputs_text, _native_args, _raise_outcome, facts, snippet, value
     q, args, dtype = target.quantity, case["args"], case["dtype"]
     fw = frameworks.get(target.framework)
     native = _native_args(target, args, dtype)
     try:
-        first = np.array(fw.numpy(evaluate(target, native)[0]), copy=True)
+        first = np.array(fw.numpy(value(target, args, dtype, native)[0]), copy=True)
     except Exception:  # a crash is the value property's finding
         return Outcome(True)
     try:
-        second = fw.numpy(evaluate(target, native)[0])
+        second = fw.numpy(value(target, args, dtype, native)[0])
     except Exception as e:  # the first call went through: the second one's crash is this property's
         return _raise_outcome(target, args, dtype, e, "second value call")
     if first.shape != second.shape:

@@ -162,8 +162,8 @@ def test_every_adapter_inlines_into_a_snippet_without_losscheck(ad):
 
 def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     """The report's counterexample for seed001.dice_loss, run as a user would paste it (a new Python
-    process that never imports losscheck), prints the snippet's 0 where the spec's loss is 0.5;
-    ``replay`` says so, and says "no" for a result the snippet does not print."""
+    process that never imports losscheck), prints the value the record says it got; ``replay``
+    says so, and says "no", quoting what it printed, for a result the snippet does not print."""
     import copy
 
     from losscheck.reports.thirdparty import replay
@@ -173,7 +173,8 @@ def test_the_seed_dice_failure_snippet_reproduces_in_a_fresh_interpreter():
     record["results"][1]["counterexample"]["got"] = "0.25"
     replay(record)
     assert record["results"][0]["counterexample"]["replayed"].startswith("yes")
-    assert record["results"][1]["counterexample"]["replayed"].startswith("no: a fresh interpreter printed 0.0")
+    printed = record["results"][0]["counterexample"]["got"]  # what the snippet prints: "yes" above
+    assert record["results"][1]["counterexample"]["replayed"].startswith(f"no: a fresh interpreter printed {printed}")
     # a finding about the output's dtype is replayed from the snippet's last line (dtype and shape)
     record["results"][1].update(message="value: output dtype float64, expected float32")
     record["results"][1]["counterexample"].update(got=None, got_value=None, output_dtype="float64")

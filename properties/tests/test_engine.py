@@ -228,6 +228,41 @@ def test_jax_targets_run_under_jit_unless_they_do_not_trace():
     assert checks.compiled(theirs) is None  # fell back to eager calls
 
 
+def test_jax_values_come_from_the_gradient_program_and_a_failure_from_the_forward_one():
+    """A jax target's value is the output of the forward-and-pullback program the gradient
+    properties compile (one program per shape and dtype, not two); a value that fails there is
+    judged again from ``jax.jit(fn)``, whose outcome stands.  The target here is a custom_vjp whose
+    forward rule returns a value 1 % off while its primal is right: the joint program's value is
+    off, the value property holds (it is about ``jax.jit(fn)``), and a bug in the primal fails."""
+    if not frameworks.get("jax").available():
+        pytest.skip("jax is not installed")
+    import jax
+    import numpy as np
+
+    from losscheck import impls
+    from losscheck.properties import checks
+    lse = impls.get("logsumexp", "jax")
+
+    def target_with(primal_scale):
+        @jax.custom_vjp
+        def f(x):
+            return lse(x) * primal_scale
+
+        def fwd(x):
+            return lse(x) * 1.01, x
+        f.defvjp(fwd, lambda x, g: (g[..., None] * jax.nn.softmax(x),))
+        return Target(lambda x, k=1.0: f(x), spec.get("logsumexp"), "jax", fixed={"k": 1.0})
+    q = spec.get("logsumexp")
+    args = {"x": np.array([[0.5, -1.0, 2.0]]), "k": 1.0}
+    right = target_with(1.0)
+    joint, _ = checks.value(right, args, "float64")
+    assert np.allclose(np.asarray(joint), 1.01 * np.asarray(lse(args["x"])))  # from the joint program
+    prop = {p.name: p for p in properties_for(q, "jax")}["value[float64]"]
+    assert engine.run_property(prop, right, engine.make_settings(max_examples=3)[0])["verdict"] == "holds"
+    wrong = target_with(1.001)
+    assert engine.run_property(prop, wrong, engine.make_settings(max_examples=3)[0])["verdict"] == "fails"
+
+
 def _lse_nan_when_large_and_inexact():
     """A logsumexp 1e-12 off (relative) everywhere — an accuracy finding in float64 — that returns NaN
     where some |x| lies in (100, 1e4]: a bug on the typical domain's large magnitudes."""
