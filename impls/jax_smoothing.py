@@ -262,7 +262,8 @@ def soft_topk(x, topk, k=1.0):
             float16, bfloat16, float32 or float64 (``jax.Array`` or numpy
             array).
         topk: Python int with ``1 <= topk <= n``; static under ``jax.jit``
-            (``static_argnames=("topk",)``): the loop is unrolled.
+            (``static_argnames=("topk",)``): the length of the recursion's
+            ``lax.scan``.
         k: sharpness, ``k > 0`` and finite (Python number, numpy scalar or
             0-d array). Validated only when concrete (not under a trace).
 
@@ -409,7 +410,7 @@ def _soft_topk_vjp_wide(xc, k, steps, w):
     overflows however large ``k h`` or the cotangents are. The result is
     rounded to ``xc``'s dtype at the end: ``±inf`` with a definite sign where
     it exceeds the range, never NaN. ``steps`` holds each pass's
-    ``(q, 1 - q, c, p, shifted)`` from the forward pass.
+    ``(q, 1 - q, c, p, shifted)`` from the forward pass, stacked on a leading axis.
     """
     limit = 1000 if xc.dtype == jnp.float64 else 120  # 2^limit: far inside the normal range
     lowest = jnp.min(xc, axis=-1, keepdims=True)
@@ -423,7 +424,10 @@ def _soft_topk_vjp_wide(xc, k, steps, w):
     mp, ep = _normalised(w, jnp.zeros_like(w[..., :1]), limit)
     mx, ex = jnp.zeros_like(w), jnp.full_like(ep, _NO_EXPONENT)
     mm, em = jnp.zeros_like(ep), jnp.full_like(ep, _NO_EXPONENT)
-    for q, q_complement, c, p, shifted in reversed(steps):
+
+    def back(carry, step):  # one pass, from the last (lax.scan in reverse, as in the recursion)
+        mp, ep, mx, ex, mm, em = carry
+        q, q_complement, c, p, shifted = step
         big = q > 0.5  # at most one per row
         others = jnp.sum(jnp.where(big, 0, mp * q), axis=-1, keepdims=True)
         inner = jnp.sum(mp * q, axis=-1, keepdims=True)
@@ -432,6 +436,8 @@ def _soft_topk_vjp_wide(xc, k, steps, w):
         mx, ex = _plus(mx, ex, kn * c * az, ep + ek - 1, limit)
         mm, em = _plus(mm, em, kn * to_min, ep + ek - 1, limit)
         mp, ep = _plus(mp, ep, -(kn * hn) * az, ep + ek + eh, limit)
+        return (mp, ep, mx, ex, mm, em), None
+    (mp, ep, mx, ex, mm, em), _ = jax.lax.scan(back, (mp, ep, mx, ex, mm, em), steps, reverse=True)
     ties = (xc == lowest).astype(xc.dtype)
     mx, ex = _plus(mx, ex, ties / jnp.sum(ties, axis=-1, keepdims=True) * mm, em, limit)
     e = _exponent(mx)
@@ -443,8 +449,8 @@ def _soft_topk_recursion(xc, topk, k):
 
     ``steps`` holds each pass's ``(q, 1 - q, c, p, shifted)`` (``c = 1 - p``
     and ``p`` before the pass, ``shifted`` per row: the frame
-    ``t = min(x)/2``) for :func:`_soft_topk_vjp_wide`, without their
-    derivatives.
+    ``t = min(x)/2``), stacked on a leading axis of length ``topk``, for
+    :func:`_soft_topk_vjp_wide`, without their derivatives.
     """
     # softmax((1 - p)(x - min x), k) == softmax(y/2 + t, 2k) for any per-row t.
     # With h = x/2 - min(x)/2 and c = 1 - p (carried as its own variable: from
@@ -456,10 +462,9 @@ def _soft_topk_recursion(xc, topk, k):
     half = xc * 0.5
     half_min = jnp.min(xc, axis=-1, keepdims=True) * 0.5
     h = half - half_min
-    p = jnp.zeros_like(xc)
-    c = jnp.ones_like(xc)
-    steps = []
-    for _ in range(topk):
+
+    def step(carry, _):
+        p, c = carry
         chosen = p >= 0.5
         shifted = jnp.where(chosen, half_min + c * h, half - p * h)  # t = min(x)/2
         unshifted = jnp.where(chosen, c * h, shifted - half_min)  # t = 0
@@ -477,7 +482,8 @@ def _soft_topk_recursion(xc, topk, k):
         q = jnp.where(one_hot, jax.lax.stop_gradient(q), q)
         q_complement = jnp.where(one_hot, jax.lax.stop_gradient(q_complement), q_complement)
         # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
-        steps.append((q, q_complement, c, p, frame_shifted))
-        c = jnp.where(q > 0.5, q_complement - p, c - q)
-        p = p + q
+        return (p + q, jnp.where(q > 0.5, q_complement - p, c - q)), (q, q_complement, c, p, frame_shifted)
+    # lax.scan, not a Python loop: the pass is compiled once whatever topk is (an unrolled
+    # recursion and its derivative grew the XLA program, and its compile time, topk-fold)
+    (p, _), steps = jax.lax.scan(step, (jnp.zeros_like(xc), jnp.ones_like(xc)), length=topk)
     return p, steps
