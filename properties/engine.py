@@ -11,6 +11,7 @@ import inspect
 import math
 import pickle
 import time
+import unittest
 import warnings
 from dataclasses import dataclass, field, replace
 from unittest import mock
@@ -70,8 +71,14 @@ class _Failed(Exception):
         self.outcome = outcome
 
 
-class _Skipped(_Failed):
-    """The property does not apply to this target (see Outcome.skipped)."""
+class _Skipped(unittest.SkipTest):
+    """The property does not apply to this target (see Outcome.skipped).  A SkipTest, so that
+    Hypothesis re-raises it at once (hypothesis.core.skip_exceptions_to_reraise) instead of
+    shrinking it as a failure: a skip is the target's declaration, not a function of the case."""
+
+    def __init__(self, outcome):
+        super().__init__(outcome.message)
+        self.outcome = outcome
 
 
 @dataclass
