@@ -285,6 +285,37 @@ def test_a_bug_is_not_hidden_behind_an_accuracy_finding():
     assert {o["severity"] for o in rec.get("others", [])} <= {"accuracy", "range"}
 
 
+def test_a_float16_gradient_beyond_its_range_is_a_range_finding_where_float32_holds():
+    """A quotient's derivative forms 1/y² (torch's reciprocal backward: −g·r², r = 1/y), which
+    overflows float16 once |y| < 2^-8 though the gradient is of order 1: natively in float16 that is
+    float16's range (the same case holds in float32), not a bug; a target held to float32 compute
+    (ours: native_half False) and a derivative wrong in float32 too stay bugs."""
+    torch = _torch()
+    from losscheck.properties.checks import check_gradient
+
+    def dice(probs, targets, smooth=0.0, squared=False, wrong=0.0):
+        num = 2 * (probs * targets).sum() + smooth
+        den = probs.sum() + targets.sum() + smooth
+        empty = den == 0
+        r = torch.where(empty, 1.0, den).reciprocal()
+        return torch.where(empty, 1.0, num * r + wrong * (r - r.detach())).to(probs.dtype)
+
+    def wrong(probs, targets, smooth=0.0, squared=False):  # the value right, an extra −1e-3/y² in the gradient
+        return dice(probs, targets, smooth, squared, wrong=1e-3)
+    q = spec.get("dice")
+    case = {"args": {"probs": np.array([0.0, 2.0 ** -9]), "targets": np.array([0.0, 2.0 ** -9]), "smooth": 0.0,
+                     "squared": False}, "dtype": "float16", "cotangent": np.array(1.0)}
+    out = check_gradient(Target(dice, q, "torch", native_half=True), case)
+    assert not out.ok and "inf" in out.got, out  # −inf where the gradient is of order 1
+    assert out.severity == "range" and out.off_domain.startswith("float16 only"), out
+    assert check_gradient(Target(dice, q, "torch", native_half=True), {**case, "dtype": "float32"}).ok
+    held = check_gradient(Target(dice, q, "torch"), case)
+    assert not held.ok and held.severity == "bug", held
+    bad = check_gradient(Target(wrong, q, "torch", native_half=True), case)
+    assert not bad.ok and bad.severity == "bug", bad
+    assert not check_gradient(Target(wrong, q, "torch", native_half=True), {**case, "dtype": "float32"}).ok
+
+
 def test_findings_below_the_gate_are_reported_not_counted():
     """An accuracy-only target: the record fails with severity accuracy (as found, the search having
     gone on for a bug); the audit passes at the default gate and fails at --gate accuracy, where the
