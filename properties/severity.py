@@ -9,7 +9,9 @@
   on the typical domain: correct, digits lost.
 - ``range``: a failure only outside the typical domain (an argument beyond its row of the table, a
   result whose scale |ref| + S lies below 1e-30, an exact result beyond the dtype's largest finite
-  value, or a finite result at a degenerate box, where the catalogue asks only for finiteness).
+  value, or a finite result at a degenerate box, where the catalogue asks only for finiteness), and
+  a natively float16 gradient that is NaN or ±inf where the same case holds in float32 (float16's
+  range in the derivative's intermediates: :func:`properties.checks._float16_range`).
 
 The default gate is ``bug``: an audit fails only for bugs; ``accuracy`` and ``range`` tighten it
 (``range`` is every finding: the rounding bound itself).  Every finding is reported at any gate.
