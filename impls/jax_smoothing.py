@@ -349,8 +349,11 @@ def _soft_topk_fwd(xc, topk, k):
 def _soft_topk_bwd(topk, residuals, w):
     pullback, xc, k, steps = residuals
     gx, gk = pullback(w)
-    wide = _soft_topk_vjp_wide(xc, k, steps, w)
-    return jnp.where(jnp.isnan(gx), wide, gx), gk
+    nan = jnp.isnan(gx)
+    # the wide pass only where a NaN needs it (lax.cond: skipped at run time otherwise; under vmap
+    # both branches run, as a select): forward+backward at 4096 x 1000 float32, topk = 5, 1600 -> 1350 ms
+    return jax.lax.cond(jnp.any(nan), lambda: jnp.where(nan, _soft_topk_vjp_wide(xc, k, steps, w), gx),
+                        lambda: gx), gk
 
 
 _soft_topk.defvjp(_soft_topk_fwd, _soft_topk_bwd)
