@@ -3,7 +3,7 @@
 Every strategy draws float64 NumPy values that are *exact* in the target
 dtype (drawn, then rounded to it), so the reference sees exactly what the
 implementation sees.  Arrays stay small (correctness, not speed): one of the
-eight (batch shape, n) pairs of ``SHAPES`` (three of them, ``HALF_SHAPES``, in
+eight (batch shape, n) pairs of ``SHAPES`` (three of them, ``FEW_SHAPES``, in
 float16 and bfloat16), n ≤ ``MAX_N`` entries.
 
 Regimes:
@@ -95,14 +95,15 @@ BATCH_SHAPES = ((), (1,), (3,), (2, 3))
 #: a jax audit's time (session 14: 155 programs for zlpr, 225 for cross_entropy).
 SHAPES = (((), 1), ((), 2), ((), "max"), ((1,), 3), ((3,), 1), ((3,), 4), ((2, 3), 2), ((2, 3), "max"))
 
-#: The pairs of :data:`SHAPES` that float16 and bfloat16 draw: a short row, the longest row and a
-#: batch.  Shape handling (broadcasting, a singleton axis, two batch axes, rows of one entry) is the
-#: same code whatever the dtype, and float32/float64 draw all eight; what half precision adds is
-#: rounding, which these carry (the longest sums included).  Each shape × dtype is an XLA program
-#: of its own: all eight in half precision were ~16 programs per property family of a jax audit
-#: (~0.1–0.8 s each to compile) for no behaviour the wider dtypes do not draw; small shapes keep the
-#: reference's cost (per entry, and per entry squared for a Jacobian) where it was.
-HALF_SHAPES = (((), 2), ((), "max"), ((3,), 4))
+#: The pairs of :data:`SHAPES` that float16 and bfloat16 draw, and the ``jit`` property: a short
+#: row, the longest row and a batch.  Shape handling (broadcasting, a singleton axis, two batch
+#: axes, rows of one entry) is the same code whatever the dtype, and the float32/float64 values and
+#: gradients draw all eight; what half precision adds is rounding, and what the ``jit`` property adds
+#: is a fresh ``jax.jit`` of the forward pass, which these carry (the longest sums included).  Each
+#: shape × dtype is an XLA program of its own: all eight in half precision were ~16 programs per
+#: property family of a jax audit (~0.1–1 s each to compile) for no behaviour the wider dtypes do not
+#: draw; small shapes keep the reference's cost (per entry, and per entry squared for a Jacobian).
+FEW_SHAPES = (((), 2), ((), "max"), ((3,), 4))
 
 
 #: How a second ``unit`` argument relates to the first (see :func:`arguments`); "independent" first
@@ -114,14 +115,15 @@ def batch_shapes():
     return st.sampled_from(BATCH_SHAPES)
 
 
-def shapes_of(quantity, max_n, dtype="float64") -> tuple:
-    """:data:`SHAPES` (:data:`HALF_SHAPES` for float16 and bfloat16) as ``quantity`` can take them:
-    its fixed row length (boxes: 4), at least 2 entries where a row needs both classes, at most
-    ``max_n``, batches of at least its ``min_rows`` rows (duplicates dropped, the order kept)."""
+def shapes_of(quantity, max_n, dtype="float64", menu=None) -> tuple:
+    """``menu`` (default :data:`SHAPES`, :data:`FEW_SHAPES` for float16 and bfloat16) as
+    ``quantity`` can take it: its fixed row length (boxes: 4), at least 2 entries where a row needs
+    both classes, at most ``max_n``, batches of at least its ``min_rows`` rows (duplicates dropped,
+    the order kept)."""
     binary = any(a.kind == "binary" for a in quantity.args)
     enough = [b for b in BATCH_SHAPES if int(np.prod(b, dtype=int)) >= quantity.min_rows]
     out = []
-    for batch, n in HALF_SHAPES if dtype in HALF else SHAPES:
+    for batch, n in menu or (FEW_SHAPES if dtype in HALF else SHAPES):
         n = max_n if n == "max" else min(n, max_n)
         if quantity.fixed_length is not None:
             n = quantity.fixed_length
@@ -369,8 +371,9 @@ def box_arrays(draw, batch, regime="moderate", dtype="float64", relative_to=None
 
 
 @st.composite
-def arguments(draw, quantity, regime="moderate", dtype="float64"):
-    """Keyword arguments for ``quantity`` (NumPy float64 / int64 arrays, Python scalars).
+def arguments(draw, quantity, regime="moderate", dtype="float64", menu=None):
+    """Keyword arguments for ``quantity`` (NumPy float64 / int64 arrays, Python scalars), of a
+    shape from ``menu`` (see :func:`shapes_of`).
 
     The first array argument fixes the batch shape and n; the others follow
     it.  In the ``masked`` regime the quantity's ``Masking.arg`` gets masked
@@ -396,7 +399,7 @@ def arguments(draw, quantity, regime="moderate", dtype="float64"):
     # Σ p·t twice exceeds 1 only where 3·Σ p·t > Σ p + Σ t)
     units = [a.name for a in quantity.args if a.kind == "unit"]
     relation = draw(st.sampled_from(UNIT_RELATIONS)) if len(units) > 1 else "independent"
-    batch, n = draw(st.sampled_from(shapes_of(quantity, max_n, dtype)))
+    batch, n = draw(st.sampled_from(shapes_of(quantity, max_n, dtype, menu)))
     limit = quantity.max_rows if quantity.layout != "all" else quantity.max_size // n
     while int(np.prod(batch, dtype=int)) > limit and int(np.prod(batch[1:], dtype=int)) >= quantity.min_rows:
         batch = batch[1:]
