@@ -407,8 +407,10 @@ class _SoftTopk(torch.autograd.Function):
     bounded mantissa times ``2^E`` with a per-row exponent ``E`` and rounds
     to the dtype only at the end: ``±inf`` where the gradient exceeds the
     range, a finite number where it does not, never NaN. That result replaces
-    NaN entries only. Both passes always run (no data-dependent branch, no
-    device synchronisation). First-order only (``once_differentiable``); a
+    NaN entries only. On the CPU the second pass runs only where the first
+    gives a NaN (forward+backward at 4096 x 1000 float32, topk = 5: 2.3-3.0 s
+    -> 1.5-1.75 s); on an accelerator both always run (no data-dependent
+    branch, no device synchronisation). First-order only (``once_differentiable``); a
     tensor ``k`` that requires grad gets its gradient from the first pass.
     """
 
@@ -427,8 +429,11 @@ class _SoftTopk(torch.autograd.Function):
     def backward(ctx, w):
         xd, kd, p, k, steps = ctx.graph
         g, *gk = torch.autograd.grad(p, [xd] + ([] if kd is None else [kd]), w, retain_graph=True)  # freed with ctx
+        nan = torch.isnan(g)
+        if g.device.type == "cpu" and not nan.any():  # on an accelerator both passes run: no synchronisation
+            return g, None, (gk[0] if gk else None)
         wide = _soft_topk_vjp_wide(xd.detach(), k, steps, w)
-        return torch.where(torch.isnan(g), wide, g), None, (gk[0] if gk else None)
+        return torch.where(nan, wide, g), None, (gk[0] if gk else None)
 
 
 _NO_EXPONENT = -1e6  # the exponent of an all-zero row: below any other, and 2^it is 0
