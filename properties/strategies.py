@@ -4,7 +4,7 @@ Every strategy draws float64 NumPy values that are *exact* in the target
 dtype (drawn, then rounded to it), so the reference sees exactly what the
 implementation sees.  Arrays stay small (correctness, not speed): one of the
 eight (batch shape, n) pairs of ``SHAPES`` (three of them, ``FEW_SHAPES``, in
-float16 and bfloat16), n ≤ ``MAX_N`` entries.
+float16 and bfloat16 and for the ``jit`` property), n ≤ ``MAX_N`` entries.
 
 Regimes:
 - ``moderate``: |x| ≤ 64, k in [1/8, 8] — values and gradients; on the typical

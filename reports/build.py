@@ -105,24 +105,24 @@ def audit_report(max_examples=None, seed=None, jobs=2, profile=None, adapters=()
         for future in as_completed(futures):
             kind, key = futures[future]
             res = future.result()
-            if kind == "ours":
+            if kind == "ours":  # one line per audit of the task
+                lines = []
                 for i, rec in zip(key, res):
                     ours[i] = rec
                     failing = sum(r["verdict"] in ("fails", "error") for r in rec["results"])
-                    done += 1
-                    print(f"[{done}/{total}] {rec['label']} :: {rec['quantity']}: {len(rec['results'])} properties, "
-                          f"{failing} failing, {rec['seconds']:.0f} s", flush=True)
-                continue
-            if kind == "adapter":
+                    lines.append(f"{rec['label']} :: {rec['quantity']}: {len(rec['results'])} properties, "
+                                 f"{failing} failing, {rec['seconds']:.0f} s")
+            elif kind == "adapter":
                 theirs[key] = res
-                line = thirdparty.summary(res, key + 1, len(adapters)).split("] ", 1)[1]
+                lines = [thirdparty.summary(res, key + 1, len(adapters)).split("] ", 1)[1]]
             else:
                 proofs[key] = res
                 statuses = [r["status"] for r in res.values()]
-                line = (f"claims of {key}: " + ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
-                        if statuses else f"claims of {key}: no symbolic claim")
-            done += 1
-            print(f"[{done}/{total}] {line}", flush=True)
+                lines = [f"claims of {key}: " + ", ".join(f"{statuses.count(s)} {s}" for s in dict.fromkeys(statuses))
+                         if statuses else f"claims of {key}: no symbolic claim"]
+            for line in lines:
+                done += 1
+                print(f"[{done}/{total}] {line}", flush=True)
     return ours, proofs, theirs
 
 
