@@ -677,7 +677,7 @@ def _float16_range(target, case, out, got):
         return out
     if not check_gradient(target, {**case, "dtype": "float32"}).ok:  # float16's exact inputs, in float32
         return out
-    out.off_domain = "float16 only: the same case holds in float32 (an intermediate of the derivative beyond its range)"
+    out.off_domain = "float16's range, in an intermediate of the derivative (the same case holds in float32)"
     out.severity = classify(off_domain=out.off_domain)
     return out
 
