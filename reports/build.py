@@ -60,6 +60,10 @@ def plan_ours(quantities=None) -> list[tuple[str, str, str]]:
 #: other quantity's ≤ 23 s): they start first, so that the last task to finish is a short one rather
 #: than soft_topk's, begun when the other worker was nearly done (it started 43rd of 75 and ended last).
 _SLOWEST = {"soft_topk": 88, "exact_accuracy": 62, "ciou": 58, "zlpr": 42, "diou": 39, "giou": 38, "box_iou": 32}
+#: The longest proofs (:func:`prove`), seconds in one process at d863711 (every other quantity's ≤ 2.3 s):
+#: the first proofs to start, so that short ones fill the end (soft_topk's, submitted last, had ended
+#: the report 9 s after every other task)
+_SLOWEST_PROOFS = {"soft_topk": 10, "giou": 4.3, "ciou": 3.5}
 
 
 def audit_quantity(items, max_examples=None, seed=None, profile=None):
@@ -76,7 +80,7 @@ def audit_report(max_examples=None, seed=None, jobs=2, profile=None, adapters=()
     and the audits of ``adapters`` (names; each in a child process of its own, which holds the
     worker's place while it runs).  Our audits of a quantity are one task (:func:`audit_quantity`:
     jax's, then torch's, which reuses its reference values), the slowest quantities first, then
-    the adapters' audits and the proofs, so that no core idles at the end.  One line per finished
+    the adapters' audits and the proofs (the slowest first), so that no core idles at the end.  One line per finished
     audit.  Returns (our audits in the plan's order, {quantity: proofs}, the adapters' records in
     the order given)."""
     import multiprocessing
@@ -99,7 +103,7 @@ def audit_report(max_examples=None, seed=None, jobs=2, profile=None, adapters=()
         for i, name in enumerate(adapters):
             kw = {} if timeout is None else {"timeout": timeout}
             futures[pool.submit(thirdparty.audit_adapter, name, max_examples, seed, **kw)] = ("adapter", i)
-        for qname in names:
+        for qname in sorted(names, key=lambda q: -_SLOWEST_PROOFS.get(q, 0)):
             futures[pool.submit(prove, qname)] = ("claims", qname)
         done = 0
         for future in as_completed(futures):
