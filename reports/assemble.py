@@ -591,7 +591,8 @@ def _speed(benchmarks: dict | None, names: list[str], stat: str = "median") -> S
     order = {name: i for i, name in enumerate(names)}
     bars = sorted(speed.headline(rows), key=lambda r: (order.get(r.quantity, len(order)), r.quantity, r.mode))
     without = sorted({r.quantity for r in rows} - {r.quantity for r in bars}, key=lambda q: (order.get(q, len(order)), q))
-    return Speed(stat, tuple(bars), tuple(without))
+    roofs = sorted(speed.peerless(rows), key=lambda r: (order.get(r.quantity, len(order)), r.quantity, r.mode, r.framework))
+    return Speed(stat, tuple(bars), tuple(without), tuple(roofs))
 
 
 def _domain() -> Domain:

@@ -308,6 +308,8 @@ class Speed:
     stat: str
     bars: tuple[speed.Ratio, ...]
     without_peer: tuple[str, ...]
+    #: ours against the machine's roofline where a framework has no peer (speed.peerless)
+    rooflines: tuple[speed.Ratio, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,15 @@ def _glance(doc: Report) -> str:
         figures.append(f'<figure><figcaption>Speed: our time / the fastest peer\'s ({escape(doc.speed.stat)}, '
                        f'pytest-benchmark; log scale).{escape(without)}</figcaption>\n'
                        + svg.speed_chart(doc.speed, "speed-chart") + "</figure>")
+        if doc.speed.rooflines:
+            figures.append('<p class="note">Without a peer: our time / the machine\'s roofline, the least time the call\'s '
+                           'bytes, transcendental functions or sort take at this machine\'s measured rates '
+                           '(<code>asv_benchmarks/roofline.py</code>).</p>\n'
+                           + _table(["Quantity", "Mode", "Framework", "Ours (ms)", "Roofline (ms)", "Ours / roofline"],
+                                    ["<tr>" + "".join(_td(escape(c)) for c in (r.quantity, r.mode, r.framework,
+                                                                              f"{r.ours * 1e3:.3f}", f"{r.roofline * 1e3:.3f}",
+                                                                              f"{r.of_roofline:.1f}")) + "</tr>"
+                                     for r in doc.speed.rooflines]))
     elif not doc.thirdparty_report:
         figures.append('<p class="note">No benchmark results beside this report (<code>nox -s bench</code> writes '
                        '<code>reports/out/benchmarks.json</code>): no speed chart.</p>')

@@ -113,6 +113,12 @@ def _glance(doc: Report) -> str:
         parts.append(table(["Quantity", "Mode", "Compared", "Ours (ms)", "Fastest peer", "Peer (ms)", "Ours / peer"],
                            [[b.quantity, b.mode, b.framework, f"{b.ours * 1e3:.3f}", b.peer or "", f"{b.peer_seconds * 1e3:.3f}",
                              f"{b.ratio:.2f}"] for b in doc.speed.bars]))
+        if doc.speed.rooflines:
+            parts.append("Without a peer: our time / the machine's roofline, the least time the call's bytes, "
+                         "transcendental functions or sort take at this machine's measured rates (asv_benchmarks/roofline.py).")
+            parts.append(table(["Quantity", "Mode", "Framework", "Ours (ms)", "Roofline (ms)", "Ours / roofline"],
+                               [[r.quantity, r.mode, r.framework, f"{r.ours * 1e3:.3f}", f"{r.roofline * 1e3:.3f}",
+                                 f"{r.of_roofline:.1f}"] for r in doc.speed.rooflines]))
     elif not doc.thirdparty_report:
         parts.append("_No benchmark results beside this report (`nox -s bench` writes `reports/out/benchmarks.json`): no speed table._")
     if doc.accuracy:

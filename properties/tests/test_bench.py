@@ -4,7 +4,8 @@ Generated from ``spec.QUANTITIES`` and ``asv_benchmarks.benchmarks.PEERS``
 (one table of peers for asv and pytest).  Each (quantity, mode) is one
 benchmark group, so pytest-benchmark prints ours and the peers in one table;
 ``python -m asv_benchmarks.ratios FILE`` turns ``--benchmark-json FILE`` into
-the ratios ours / fastest peer.
+the ratios ours / fastest peer, beside the machine's roofline for each of our
+calls (``asv_benchmarks/roofline.py``, stored in ``extra_info``).
 
 Run only on request::
 
@@ -27,6 +28,7 @@ if os.environ.get("LOSSCHECK_BENCH") != "1":
 import numpy as np  # noqa: E402
 
 from asv_benchmarks import benchmarks as B  # noqa: E402
+from asv_benchmarks import roofline  # noqa: E402
 from losscheck import spec  # noqa: E402
 
 SIZE = "medium"  # 4096 x 1000
@@ -55,3 +57,5 @@ def test_bench(benchmark, quantity, mode, label):
         size=B.size_label(SIZE))
     result = benchmark(run)
     assert np.isfinite(B.to_numpy(result)).all()
+    if benchmark.extra_info["ours"]:  # the machine's bound beside our time (asv_benchmarks/roofline.py)
+        benchmark.extra_info["roofline"] = roofline.roofline(quantity, mode, *B.make_inputs(quantity, SIZE))

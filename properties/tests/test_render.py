@@ -89,17 +89,22 @@ def results():
 
 def benchmark_json():
     """pytest-benchmark's JSON as test_bench.py writes it: ours and peers per quantity and mode (ms)."""
-    def bench(quantity, mode, label, ms):
-        return {"name": f"test_bench[{quantity}-{mode}-{label}]", "stats": {"median": ms / 1e3, "min": ms / 2e3, "mean": ms / 1e3},
-                "extra_info": {"quantity": quantity, "mode": mode, "implementation": label,
-                               "ours": label.endswith(":losscheck"), "framework": label.split(":")[0]}}
+    def bench(quantity, mode, label, ms, roofline_ms=None):
+        out = {"name": f"test_bench[{quantity}-{mode}-{label}]", "stats": {"median": ms / 1e3, "min": ms / 2e3, "mean": ms / 1e3},
+               "extra_info": {"quantity": quantity, "mode": mode, "implementation": label,
+                              "ours": label.endswith(":losscheck"), "framework": label.split(":")[0]}}
+        if roofline_ms is not None:  # asv_benchmarks/roofline.py's bounds, on our rows
+            out["extra_info"]["roofline"] = {"seconds": roofline_ms / 1e3, "bound": "bytes", "bytes": roofline_ms / 1e3,
+                                             "transcendentals": 0.0, "sort": 0.0}
+        return out
     return {"benchmarks": [
-        bench("logsumexp", "forward", "torch:losscheck", 1.0), bench("logsumexp", "forward", "torch:torch.logsumexp", 4.0),
+        bench("logsumexp", "forward", "torch:losscheck", 1.0, roofline_ms=0.5),
+        bench("logsumexp", "forward", "torch:torch.logsumexp", 4.0),
         bench("logsumexp", "forward", "jax:losscheck", 3.0), bench("logsumexp", "forward", "jax:jax.nn.logsumexp", 2.0),
         bench("logsumexp", "forward_backward", "torch:losscheck", 6.0),
         bench("logsumexp", "forward_backward", "torch:torch.logsumexp", 3.0),
         bench("softmax", "forward", "torch:losscheck", 2.5), bench("softmax", "forward", "torch:torch.softmax", 2.0),
-        bench("entropy", "forward", "torch:losscheck", 1.0),  # no peer
+        bench("entropy", "forward", "torch:losscheck", 1.0, roofline_ms=0.25),  # no peer: the roofline instead
         {"name": "test_engine_speed", "stats": {"median": 0.1}, "extra_info": {}},  # not ours vs a peer: ignored
     ]}
 
@@ -307,6 +312,21 @@ def test_speed_ratios():
     assert [(r.quantity, r.mode, r.framework) for r in speed.headline(rows)] == [
         ("logsumexp", "forward", "all"), ("logsumexp", "forward_backward", "torch"), ("softmax", "forward", "torch")]
     assert "logsumexp  forward" in speed.format_table(rows)
+    # the roofline of a call is the machine's: the same beside every framework's row (and "all")
+    assert by[("logsumexp", "forward", "jax")].roofline == pytest.approx(0.5e-3)
+    assert by[("logsumexp", "forward", "all")].of_roofline == pytest.approx(2.0)
+    assert by[("logsumexp", "forward_backward", "torch")].roofline is None  # not measured
+    assert [(r.quantity, r.framework, r.of_roofline) for r in speed.peerless(rows)] == [("entropy", "torch", pytest.approx(4.0))]
+    entropy = next(line for line in speed.format_table(rows).splitlines() if line.startswith("entropy"))
+    assert entropy.split()[-2:] == ["0.250", "4.0"]
+
+
+def test_the_report_shows_ours_against_the_roofline_where_there_is_no_peer(results):
+    md = render_markdown(results, benchmarks=benchmark_json())
+    assert "| entropy | forward | torch | 1.000 | 0.250 | 4.0 |" in md
+    assert "| logsumexp | forward | torch | 1.000 | 0.500" not in md  # it has a peer: the ratio table only
+    page = render_html(results, benchmarks=benchmark_json())
+    assert "<td>entropy</td><td>forward</td><td>torch</td><td>1.000</td><td>0.250</td><td>4.0</td>" in page
 
 
 def test_html_is_self_contained_and_escaped(results):
