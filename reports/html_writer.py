@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from . import svg
+from . import speed, svg
 from .document import (
     CONTRACT_NOTE,
     CONTRACT_VERDICTS,
@@ -184,9 +184,7 @@ def _glance(doc: Report) -> str:
                        f'pytest-benchmark; log scale).{escape(without)}</figcaption>\n'
                        + svg.speed_chart(doc.speed, "speed-chart") + "</figure>")
         if doc.speed.rooflines:
-            figures.append('<p class="note">Without a peer: our time / the machine\'s roofline, the least time the call\'s '
-                           'bytes, transcendental functions or sort take at this machine\'s measured rates '
-                           '(<code>asv_benchmarks/roofline.py</code>).</p>\n'
+            figures.append(f'<p class="note">{escape(speed.ROOFLINE_NOTE)}</p>\n'
                            + _table(["Quantity", "Mode", "Framework", "Ours (ms)", "Roofline (ms)", "Ours / roofline"],
                                     ["<tr>" + "".join(_td(escape(c)) for c in (r.quantity, r.mode, r.framework,
                                                                               f"{r.ours * 1e3:.3f}", f"{r.roofline * 1e3:.3f}",

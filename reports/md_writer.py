@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from . import speed
 from .document import (
     CONTRACT_NOTE,
     CONTRACT_VERDICTS,
@@ -114,8 +115,7 @@ def _glance(doc: Report) -> str:
                            [[b.quantity, b.mode, b.framework, f"{b.ours * 1e3:.3f}", b.peer or "", f"{b.peer_seconds * 1e3:.3f}",
                              f"{b.ratio:.2f}"] for b in doc.speed.bars]))
         if doc.speed.rooflines:
-            parts.append("Without a peer: our time / the machine's roofline, the least time the call's bytes, "
-                         "transcendental functions or sort take at this machine's measured rates (asv_benchmarks/roofline.py).")
+            parts.append(speed.ROOFLINE_NOTE)
             parts.append(table(["Quantity", "Mode", "Framework", "Ours (ms)", "Roofline (ms)", "Ours / roofline"],
                                [[r.quantity, r.mode, r.framework, f"{r.ours * 1e3:.3f}", f"{r.roofline * 1e3:.3f}",
                                  f"{r.of_roofline:.1f}"] for r in doc.speed.rooflines]))

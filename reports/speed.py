@@ -59,8 +59,8 @@ def _record(bench: dict) -> dict | None:
 
 
 def ratios(data: dict, stat: str = "median") -> list[Ratio]:
-    """Rows (quantity, mode, framework, ours s, peer label, peer s, ratio, roofline s); peer entries are
-    None where there is no peer, the roofline where the benchmark did not measure one."""
+    """Rows (quantity, mode, framework, ours s, peer label, peer s, ratio; and the roofline s): peer
+    entries are None where there is no peer, the roofline where the benchmark did not measure one."""
     groups: dict = defaultdict(lambda: defaultdict(dict))
     roofs: dict = {}
     for bench in data.get("benchmarks", ()) if isinstance(data, dict) else ():
@@ -104,6 +104,11 @@ def headline(rows: list[Ratio]) -> list[Ratio]:
         if key not in best or r.framework == "all":
             best[key] = r
     return list(best.values())
+
+
+#: What the report says of the roofline table (reports/md_writer.py and html_writer.py)
+ROOFLINE_NOTE = ("Without a peer: our time / the machine's roofline, the least time the call's bytes, transcendental "
+                 "functions or sort take at this machine's measured rates (asv_benchmarks/roofline.py).")
 
 
 def peerless(rows: list[Ratio]) -> list[Ratio]:
