@@ -17,7 +17,8 @@ each from work that any implementation must do and a rate measured here:
 
 Each is a bound, not an estimate: every transcendental costs at least an
 ``exp``, and a fused kernel keeps a row (``n`` floats) in cache between its
-passes, so it streams each array once.  ``ours / roofline`` is how far an
+passes, so it streams each array once.  (EXACT's count is that of the
+quadrature, 80 nodes, that keeps float64 accuracy: a bound for that method.)  ``ours / roofline`` is how far an
 implementation is from that; the report and ``python -m asv_benchmarks.ratios``
 print it beside the time.
 """
