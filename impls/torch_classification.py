@@ -284,7 +284,9 @@ def entropy(p: torch.Tensor) -> torch.Tensor:
     pc = p.to(dtype)
     pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
     safe = torch.where(pos, pc, torch.ones_like(pc))
-    terms = torch.where(pos, pc * torch.log(safe), torch.zeros_like(pc))
+    # p log(safe) is already 0 (0 * log 1), with a zero gradient, where p = 0: no second select
+    # (torch.where on the CPU costs ~10x a multiplication)
+    terms = pc * torch.log(safe)
     return (-terms.sum(dim=-1)).to(p.dtype)
 
 
