@@ -18,9 +18,9 @@ each from work that any implementation must do and a rate measured here:
 Each is a bound, not an estimate: every transcendental costs at least an
 ``exp``, and a fused kernel keeps a row (``n`` floats) in cache between its
 passes, so it streams each array once.  (EXACT's count is that of the
-quadrature, 80 nodes, that keeps float64 accuracy: a bound for that method.)  ``ours / roofline`` is how far an
-implementation is from that; the report and ``python -m asv_benchmarks.ratios``
-print it beside the time.
+quadrature, 80 nodes, that keeps float64 accuracy: a bound for that method.)
+``ours / roofline`` is how far an implementation is from that; the report and
+``python -m asv_benchmarks.ratios`` print it beside the time.
 """
 
 from __future__ import annotations
@@ -128,17 +128,6 @@ def _sort_seconds(values: np.ndarray, axis: int) -> float:
     return _median_seconds(lambda: np.sort(values, axis=axis), repeat=3)
 
 
-def output_size(quantity, first: np.ndarray) -> int:
-    """Elements of the output of ``quantity`` (spec.Quantity) whose first array argument is ``first``:
-    one per entry ("vector"), else one per row of its layout (the last axis reduced; axis 0 for
-    layout "first"; one value for "all")."""
-    if quantity.output == "vector":
-        return first.size
-    if quantity.layout == "all":
-        return 1
-    return first.size // first.shape[0 if quantity.layout == "first" else -1]
-
-
 def roofline(quantity: str, mode: str, arrays: dict, consts: dict) -> dict:
     """The bounds of one benchmark call of ``quantity`` (a name) in ``mode`` ("forward" or
     "forward_backward"), at the inputs the benchmark passes (``arrays``: NumPy, ``consts``: Python
@@ -146,16 +135,17 @@ def roofline(quantity: str, mode: str, arrays: dict, consts: dict) -> dict:
     each bound in seconds}``.  Forward + backward also writes the gradient of the first differentiated
     argument (float32), the one the benchmark asks for."""
     from losscheck import spec
+    from losscheck.spec.reference import Reference
 
     q = spec.QUANTITIES[quantity]
     rates = machine()
-    first = arrays[q.args[0].name]
-    moved = sum(v.nbytes for v in arrays.values()) + 4 * output_size(q, first)
+    output = Reference(q).output_shape({**arrays, **consts})  # the spec's: one value per row of its layout
+    moved = sum(v.nbytes for v in arrays.values()) + 4 * int(np.prod(output))
     if mode != "forward" and q.grad_args:
         moved += arrays[q.grad_args[0].name].size * 4
     bounds = {"bytes": moved / rates["bandwidth"],
               "transcendentals": TRANSCENDENTALS.get(quantity, lambda a, c, m: 0)(arrays, consts, mode) / rates["exp_rate"],
               "sort": _sort_seconds(*SORTED[quantity](arrays, consts)) if quantity in SORTED else 0.0}
     bounds["seconds"] = max(bounds.values())
-    bounds["bound"] = max((k for k in ("bytes", "transcendentals", "sort")), key=bounds.get)
+    bounds["bound"] = max(("bytes", "transcendentals", "sort"), key=bounds.get)
     return bounds

@@ -32,12 +32,14 @@ def test_soft_topk_is_bound_by_its_exponentials(rates):
     assert fb["bytes"] == pytest.approx(3 * x.nbytes / 1e9)  # and the gradient written
 
 
-def test_a_reduction_writes_one_value_per_row_of_its_layout():
+def test_a_reduction_writes_one_value_per_row_of_its_layout(rates):
     rows = np.zeros((8, 6, 4), np.float32)
-    assert roofline.output_size(spec.QUANTITIES["logsumexp"], rows) == 48  # last axis reduced
-    assert roofline.output_size(spec.QUANTITIES["soft_f1"], rows) == 24  # layout "first": axis 0
-    assert roofline.output_size(spec.QUANTITIES["dice"], rows) == 1  # layout "all"
-    assert roofline.output_size(spec.QUANTITIES["softmax"], rows) == 192  # one per entry
+    out = roofline.roofline("logsumexp", "forward", {"x": rows}, {"k": 1.0})
+    assert out["bytes"] == pytest.approx((rows.nbytes + 4 * 48) / 1e9)  # the last axis reduced
+    out = roofline.roofline("soft_f1", "forward", {"probs": rows, "targets": rows}, {"eps": 0.0})
+    assert out["bytes"] == pytest.approx((2 * rows.nbytes + 4 * 24) / 1e9)  # layout "first": axis 0
+    out = roofline.roofline("dice", "forward", {"probs": rows, "targets": rows}, {"smooth": 0.0, "squared": False})
+    assert out["bytes"] == pytest.approx((2 * rows.nbytes + 4) / 1e9)  # layout "all": one value
 
 
 def test_soft_auc_counts_its_pairs_and_hinge_only_its_bytes(rates):
