@@ -37,37 +37,39 @@ dropped exactly (double ``where``), whatever ``s_i`` is.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import jax
 import jax.numpy as jnp
+from jax.custom_derivatives import SymbolicZero
 
 from ._jax_checks import floating, is_array, unit_interval
 
 __all__ = ["zlpr", "zlpr_probability"]
 
 
-def _sum_kept(x, keep):
-    """Sum of ``x`` over the last axis, counting the entries where ``keep``.
+def _limit(dtype) -> float:
+    """``big`` of the direct form (:func:`zlpr`): ``e^{a}`` is a normal number for ``|a| <= big``
+    and a sum of ``n e^{big}`` cannot overflow for any feasible ``n`` (44 in float32, 354 in
+    float64)."""
+    return float(math.floor(math.log(float(jnp.finfo(dtype).max)) / 2))
 
-    Bit for bit independent of how many other entries there are and where:
-    the kept entries are packed, in order, to the front of a zero buffer
-    whose length is a power of two (positions from an integer cumsum, which
-    is exact), which is then summed by halving (``y[:h] + y[h:]``). A longer
-    row only adds halving steps whose upper halves are exactly 0 (XLA's own
-    reductions associate differently for different lengths). Dropped entries
-    get a zero derivative; kept ones get the incoming one exactly.
-    """
-    n = x.shape[-1]
-    size = 1 << (n - 1).bit_length()
-    pos = jnp.cumsum(keep.astype(jnp.int32), axis=-1) - 1
-    pos = jnp.where(keep, pos, size)  # out of bounds: dropped
-    buf = jnp.put_along_axis(jnp.zeros(x.shape[:-1] + (size,), x.dtype), pos, jnp.where(keep, x, 0.0),
-                             axis=-1, inplace=False, mode="drop")
-    while buf.shape[-1] > 1:
-        h = buf.shape[-1] // 2
-        buf = buf[..., :h] + buf[..., h:]
-    return buf[..., 0]
+
+def _direct_half(a, w, big):
+    """``(log1p(s'), careful)`` of one half ``log(1 + sum_i w_i e^{a_i})`` by the direct form
+    ``s' = sum_i w_i e^{a_i}``, each term rounded twice relative to itself.  Entries whose
+    ``e^{a_i}`` is 0 (``-inf``, a masked ``-1e7``, an underflow) or with ``a_i > big`` contribute
+    an exact 0, value and derivative (double where).  ``careful`` marks the rows with a
+    positive weight at ``a_i > big`` (``+inf``, huge scores), which this form does not serve:
+    :func:`_log1p_weighted_sum` does.  Whether a row is careful, and what it leaves out, do not
+    depend on its masked entries."""
+    small = a <= big
+    ex = jnp.exp(jnp.where(small, a, 0.0))
+    keep = small & (ex != 0)
+    s1 = jnp.sum(jnp.where(keep, w * ex, 0.0), axis=-1)
+    careful = jnp.any(~small & (w > 0), axis=-1)
+    return jnp.log1p(s1), careful
 
 
 def _log1p_weighted_sum(a, w):
@@ -126,11 +128,9 @@ def _log1p_weighted_sum(a, w):
     r_p = jnp.where(has_pivot, jnp.take_along_axis(r, idx, axis=-1), 1.0)
     e = jnp.exp(z) * (r / r_p)  # the pivot's e is exactly exp(0)·1 = 1
     contrib = jnp.where(pos, e - is_p.astype(dtype), w * (big_e / r_p))
-    # an entry with a zero value and a zero derivative (e = 0, or w = 0 with E = 0:
-    # every masked position) is left out of the sum, which is then bit for bit
-    # the sum without it
-    keep = jnp.where(pos, e != 0, big_e != 0)
-    s1 = _sum_kept(contrib, keep) + jnp.where(has_pivot, jnp.exp(-m), 0.0)[..., 0]
+    # an entry with a zero value and a zero derivative (e = 0, or w = 0 with E = 0: every masked
+    # position) adds an exact 0 to the sum
+    s1 = jnp.sum(contrib, axis=-1) + jnp.where(has_pivot, jnp.exp(-m), 0.0)[..., 0]
     out = m[..., 0] + jnp.log1p(s1)
     return jnp.where(inf_row[..., 0], jnp.inf, out)
 
@@ -164,12 +164,11 @@ def zlpr(scores, targets):
     GlobalPointer-style ``-1e7``). A masked position (``s_i = -1e7`` or
     ``-inf`` with ``t_i = 0``) therefore changes neither the value nor the
     derivative with respect to the other positions, and its own derivative
-    (with respect to ``s_i`` and ``t_i``) is exactly 0. The sums over the
-    label axis leave such entries out and use an order that does not depend
-    on the row length, so the value is the same bit for bit, and so is the
-    derivative when run eagerly; under ``jax.jit`` a derivative may differ
-    in the last bit, because XLA's vectorised code can round the same
-    elementwise expression differently at different positions of a row. The derivative with respect to a
+    (with respect to ``s_i`` and ``t_i``) is exactly 0. Such an entry adds
+    an exact 0 to the sums over the label axis, so the value and the other
+    derivatives change only by the order in which XLA sums the longer row
+    (a few ulps; the claim ``masked_positions`` bounds it; the torch
+    implementation keeps them bit for bit). The derivative with respect to a
     zero weight is the true one-sided one (e.g. ``e^{-s_i} / (1 + sum t
     e^{-s})`` at ``t_i = 0``) where that is representable, and 0 where it
     is not (at a masked position it would be ``e^{1e7}`` or ``+inf``).
@@ -177,7 +176,13 @@ def zlpr(scores, targets):
     ``+inf``; the half that is infinite then contributes no derivative (never
     NaN), the other half its usual one.
 
-    Stability: each half ``log(1 + sum_i w_i e^{a_i})`` (``a = s, w = 1 - t``
+    Stability: where every ``|s_i|`` of the batch is at most ``big`` (44 in
+    float32, 354 in float64: ``e^{s}`` is a normal number and no sum of them
+    overflows), each half is ``log1p(sum_i w_i e^{a_i})`` with every term
+    rounded twice relative to itself, and the derivatives are seed 002's
+    closed form (``_direct``). Otherwise, per row and half (``_general``): the
+    same direct form where no positive weight meets an ``a_i > big``, else
+    the half ``log(1 + sum_i w_i e^{a_i})`` (``a = s, w = 1 - t``
     and ``a = -s, w = t``) is a logsumexp over ``{0}`` and
     ``{a_i + log w_i : w_i > 0}``, shifted by the largest element
     ``(a_p, log w_p)`` (under ``stop_gradient``), with exponents formed as
@@ -202,10 +207,84 @@ def zlpr(scores, targets):
         raise ValueError(f"targets must have the shape of scores {tuple(scores.shape)}, got {tuple(targets.shape)}")
     unit_interval(targets, "targets")
     t = jnp.asarray(targets).astype(s.dtype)
-    out = _log1p_weighted_sum(s, 1 - t) + _log1p_weighted_sum(-s, t)
     # NaN in, NaN out: the weighted sums test w > 0 and b == max, which a NaN fails silently
-    out = jnp.where(jnp.isnan(s).any(-1) | jnp.isnan(t).any(-1), jnp.nan, out)
+    nan_row = jnp.isnan(jnp.max(s, axis=-1)) | jnp.isnan(jnp.max(t, axis=-1))  # max keeps a NaN
+    out = jnp.where(nan_row, jnp.nan, _zlpr_rows(s, t, _limit(s.dtype)))
     return out.astype(scores.dtype)
+
+
+def _direct(s, t, with_grad):
+    """``zlpr`` by the direct form, for rows with every ``|s_i| <= big`` (:func:`_limit`): ``S_1 =
+    sum (1 - t) e^{s}`` and ``S_2 = sum t e^{-s}`` (no term overflows, none is 0 but by its weight),
+    value ``log1p(S_1) + log1p(S_2)``; ``with_grad`` adds seed 002's closed-form derivatives
+    ``(1 - t_i) e^{s_i} / (1 + S_1) - t_i e^{-s_i} / (1 + S_2)`` (scores) and ``e^{-s_i} / (1 +
+    S_2) - e^{s_i} / (1 + S_1)`` (targets), each ratio rounded once."""
+    e_pos, e_neg = jnp.exp(s), jnp.exp(-s)
+    a1, a2 = (1 - t) * e_pos, t * e_neg
+    s1, s2 = jnp.sum(a1, axis=-1, keepdims=True), jnp.sum(a2, axis=-1, keepdims=True)
+    value = (jnp.log1p(s1) + jnp.log1p(s2))[..., 0]
+    if not with_grad:
+        return value
+    d1, d2 = 1 + s1, 1 + s2
+    return value, a1 / d1 - a2 / d2, e_neg / d2 - e_pos / d1
+
+
+def _general(s, t, big):
+    """``zlpr`` per row and half: the direct form (:func:`_direct_half`), or the pivoted one
+    (:func:`_log1p_weighted_sum`) where a positive weight meets ``a_i > big``."""
+    out = 0
+    for a, w in ((s, 1 - t), (-s, t)):
+        value, careful = _direct_half(a, w, big)
+        out = out + jnp.where(careful, _log1p_weighted_sum(a, w), value)
+    return out
+
+
+def _rows(s, t, big, with_grad):
+    """The direct form where every ``|s_i| <= big`` in the batch (honest scores: one pass), else
+    the general one (``lax.cond``: it runs only then; under ``vmap`` always).  The general one
+    takes the direct form for such a row too, so a row's value does not depend on the other rows
+    beyond the order of its sum.  ``with_grad``: also the derivatives (the general form's by
+    reverse-mode autodiff of that form).  Measured at 4096 x 1000 float32: the value alone is
+    faster with the direct form outside the ``lax.cond`` (4.5 ms against 6.7 ms inside), the
+    value with the derivatives inside it (4.0 ms against 9.4 ms outside, where the cond passes
+    the two derivative arrays through)."""
+    def general(s, t):
+        if not with_grad:
+            return _general(s, t, big)
+        value, pullback = jax.vjp(lambda s, t: _general(s, t, big), s, t)
+        return (value, *pullback(jnp.ones_like(value)))  # rows are independent: one pullback serves all
+    if with_grad:
+        direct = functools.partial(_direct, with_grad=True)
+    else:
+        fast = _direct(s, t, False)
+
+        def direct(s, t):
+            return fast
+    return jax.lax.cond(jnp.all(jnp.abs(s) <= big), direct, general, s, t)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2,))
+def _zlpr_rows(s, t, big):
+    """:func:`_rows`, differentiated by its derivatives (a jvp rule: forward and reverse mode),
+    so that the reverse pass of the ``lax.cond`` carries two arrays, not every intermediate of
+    both branches (19 ms against 3 ms at 4096 x 1000 float32); ``big`` is static."""
+    return _rows(s, t, big, False)
+
+
+def _zlpr_rows_jvp(big, primals, tangents):
+    (s, t), (ds, dt) = primals, tangents
+    value, gs, gt = _rows(s, t, big, True)
+    # a row with a NaN has a NaN value (zlpr) and no derivative
+    nan_row = (jnp.isnan(jnp.max(s, axis=-1)) | jnp.isnan(jnp.max(t, axis=-1)))[..., None]
+    out = jnp.zeros_like(value)
+    if not isinstance(ds, SymbolicZero):
+        out = out + jnp.sum(jnp.where(nan_row, 0.0, gs) * ds, axis=-1)
+    if not isinstance(dt, SymbolicZero):
+        out = out + jnp.sum(jnp.where(nan_row, 0.0, gt) * dt, axis=-1)
+    return value, out
+
+
+_zlpr_rows.defjvp(_zlpr_rows_jvp, symbolic_zeros=True)
 
 
 def zlpr_probability(scores):
