@@ -79,6 +79,34 @@ _LOW = -(1 << 20)  # the exponent of a zero length
 _BIAS = {torch.float32: 127, torch.float64: 1023}  # exponent bias = largest exponent
 
 
+#: (L, U) per dtype: where every nonzero |coordinate| of a and b lies in [L, U], no length, area,
+#: ratio or derivative term of ``_terms`` leaves the normal range, so the exact power-of-two
+#: scalings change nothing and are skipped (:func:`_plain`).  A nonzero difference of two
+#: coordinates is at least ulp(L) = L 2^(1-p) (both are multiples of the smaller one's ulp) and at
+#: most 2U, so lengths lie in [2^-D1, 2^D2] with D1 = 31, D2 = 30 (float32; 255 and 254 in
+#: float64): areas, their squares (the derivative of a quotient) and products of two length
+#: ratios stay within float32's [2^-126, 2^128).
+_PLAIN = {torch.float32: (2.0 ** -8, 2.0 ** 29), torch.float64: (2.0 ** -203, 2.0 ** 253)}
+
+
+def _plain(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether the boxes lie in :data:`_PLAIN`'s range (CPU tensors only: elsewhere the answer
+    would need a device synchronisation, and the scaled path is taken).  A NaN or an infinity
+    is not in it."""
+    if a.device.type != "cpu" or a.dtype not in _PLAIN:
+        return False
+    low, high = _PLAIN[a.dtype]
+    for x in (a, b):
+        m = x.detach().abs()
+        lo, hi = torch.aminmax(m)
+        if not float(hi) <= high:
+            return False
+        if not float(lo) >= low:  # a zero coordinate (a box at the border), or one below L
+            if not float(m.masked_fill(m == 0, low).amin()) >= low:
+                return False
+    return True
+
+
 def _check_boxes(x, name: str) -> None:
     if not isinstance(x, torch.Tensor):
         raise ValueError(f"{name} must be a torch.Tensor of boxes (..., 4), got {type(x).__name__}")
@@ -133,22 +161,26 @@ def _hi(u, v):
     """max(u, v) for u a coordinate of a and v the same coordinate of b, picking u at a tie (the
     spec's branch: torch.maximum would pass half the gradient to each, a mixture of the two
     one-sided derivatives, whose overflow to inf can then have either sign)."""
-    return torch.where(u >= v, u, v)
+    return u.clamp(min=v)  # clamp passes the gradient to u where u >= v, to v elsewhere (where: ~5x slower)
 
 
 def _lo(u, v):
     """min(u, v) likewise, picking v (b's coordinate) at a tie, as the spec does."""
-    return torch.where(u >= v, v, u)
+    return v.clamp(max=u)  # the gradient to v where v <= u, to u elsewhere
 
 
 def _pos(t):
     """max(t, 0) with derivative 0 at t = 0 (the spec's clamp: an interval that just touches has
-    no overlap, a constant 0)."""
-    return torch.where(t > 0, t, torch.zeros_like(t))
+    no overlap, a constant 0): relu's derivative at 0 is 0."""
+    return torch.relu(t)
 
 
-def _axes(a, b):
-    """Per axis: the coordinates of a and b scaled by 2^-E (largest |coordinate| in [0.5, 1)) and E."""
+def _axes(a, b, plain=False):
+    """Per axis: the coordinates of a and b scaled by 2^-E (largest |coordinate| in [0.5, 1)) and E
+    (unscaled, E = 0, where ``plain``)."""
+    if plain:
+        zero = torch.zeros(a.shape[:-1], dtype=torch.int32, device=a.device)
+        return [(a[..., k], a[..., k + 2], b[..., k], b[..., k + 2], zero) for k in (0, 1)]
     out = []
     for k in (0, 1):
         with torch.no_grad():
@@ -159,9 +191,12 @@ def _axes(a, b):
     return out
 
 
-def _common(u, eu, v, ev):
+def _common(u, eu, v, ev, plain=False):
     """Lists u (true values u * 2^eu) and v (v * 2^ev) rescaled by powers of two to one common
-    scale, at which the larger of u[0], v[0] lies in [0.5, 1) (both 0: unchanged)."""
+    scale, at which the larger of u[0], v[0] lies in [0.5, 1) (both 0: unchanged); as they are
+    where ``plain`` (both at scale 1)."""
+    if plain:
+        return u, v
     with torch.no_grad():
         ku = torch.where(u[0] != 0, _exponent(u[0]) + eu, _LOW)
         kv = torch.where(v[0] != 0, _exponent(v[0]) + ev, _LOW)
@@ -170,7 +205,7 @@ def _common(u, eu, v, ev):
     return [_scaled(t, eu - k) for t in u], [_scaled(t, ev - k) for t in v]
 
 
-def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat):
+def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat, grad=True):
     r"""Lengths along one axis, divided by the enclosing extent ``ext`` (1 where ``flat``):
     covered by a only, by b only, by both; the gap between the intervals; the extent not
     covered by a (resp. b), and a's (resp. b's) share of the extent.  A point of C lies outside a | b iff
@@ -189,11 +224,13 @@ def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat):
     worse: its derivative ``1/ext - length/ext^2`` at an end that C shares rounds to a residual
     ``eps/ext`` where the box spans C.  (As a value ``1 - out_a`` would be poor: it loses the
     share of a box much smaller than C.)"""
-    e = torch.where(flat, torch.ones_like(ext), ext)
-    below, above = a_lo >= b_lo, a_hi >= b_hi  # the spec's branches of min(a_lo, b_lo), max(a_hi, b_hi)
-    zero = torch.zeros_like(a_lo)
-    over_a = torch.where(below, a_lo - b_lo, zero) + torch.where(above, zero, b_hi - a_hi)  # a_lo - lo + hi - a_hi
-    over_b = torch.where(below, zero, b_lo - a_lo) + torch.where(above, a_hi - b_hi, zero)
+    # a flat pair's results are replaced by the caller (its penalty is 0): any nonzero e serves
+    # there; ext + [ext = 0] is 1 where ext is 0.  Selects as multiplications by 0 or 1 (the
+    # differences are finite; torch.where costs ~5 multiplications on the CPU)
+    e = ext + (ext == 0).to(ext.dtype)
+    below, above = (a_lo >= b_lo).to(a_lo.dtype), (a_hi >= b_hi).to(a_lo.dtype)  # the spec's branches of min(a_lo, b_lo), max(a_hi, b_hi)
+    over_a = (a_lo - b_lo) * below + (b_hi - a_hi) * (1 - above)  # a_lo - lo + hi - a_hi
+    over_b = (b_lo - a_lo) * (1 - below) + (a_hi - b_hi) * above
     out = {
         "only_a": ((torch.minimum(a_hi, b_lo) - a_lo).clamp(min=0) + (a_hi - torch.maximum(a_lo, b_hi)).clamp(min=0)) / e,
         "only_b": ((torch.minimum(b_hi, a_lo) - b_lo).clamp(min=0) + (b_hi - torch.maximum(b_lo, a_hi)).clamp(min=0)) / e,
@@ -202,6 +239,8 @@ def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat):
         "out_a": over_a / e,
         "out_b": over_b / e,
     }
+    if not grad:  # the shares below serve the gradient only
+        return out
     # value length / e, derivative that of 1 - out (value + (q - q) = value exactly)
     out["len_a"] = ((a_hi - a_lo) / e).detach() - (out["out_a"] - out["out_a"].detach())
     out["len_b"] = ((b_hi - b_lo) / e).detach() - (out["out_b"] - out["out_b"].detach())
@@ -209,8 +248,13 @@ def _outside(a_lo, a_hi, b_lo, b_hi, ext, flat):
 
 
 def _terms(a, b, want):
-    """The quantities in ``want`` ("iou", "giou", "rho2c2", "v") for broadcast boxes a, b."""
-    (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b)
+    """The quantities in ``want`` ("iou", "giou", "rho2c2", "v") for broadcast boxes a, b.  Where
+    they lie in :data:`_PLAIN`'s range (pixel coordinates, as a rule) the power-of-two scalings
+    are skipped: exact there, they change no bit of the values and gradients (float32 and
+    float64; ciou's angle in float64 excepted, where atan2 of scaled lengths may differ in the last
+    bit).  At 100 000 pairs of float32 boxes that is 2-9x faster (box_iou's forward 7.1 -> 0.8 ms)."""
+    plain = _plain(a, b)
+    (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b, plain)
     wa, ha, wb, hb = ax2 - ax1, ay2 - ay1, bx2 - bx1, by2 - by1
     iw = _lo(ax2, bx2) - _hi(ax1, bx1)
     ih = _lo(ay2, by2) - _hi(ay1, by1)
@@ -223,13 +267,17 @@ def _terms(a, b, want):
     # (k1 + k2 = k), which neither overflows nor underflows unless it is negligible; 0 where the
     # intersection is empty (also a 0/0 union)
     meet = (iw > 0) & (ih > 0)
-    with torch.no_grad():
-        k = torch.maximum(_exponent(wa) + _exponent(ha), _exponent(wb) + _exponent(hb))
-        k = torch.where(k < _LOW // 2, 0, k)
-        k1 = torch.div(k, 2, rounding_mode="floor")
+    if plain:
+        def area(x, y):
+            return x * y
+    else:
+        with torch.no_grad():
+            k = torch.maximum(_exponent(wa) + _exponent(ha), _exponent(wb) + _exponent(hb))
+            k = torch.where(k < _LOW // 2, 0, k)
+            k1 = torch.div(k, 2, rounding_mode="floor")
 
-    def area(x, y):
-        return _scaled(x, -k1) * _scaled(y, k1 - k)
+        def area(x, y):
+            return _scaled(x, -k1) * _scaled(y, k1 - k)
 
     inter = area(_pos(iw), _pos(ih))
     union = area(wa, ha) + area(wb, hb) - inter
@@ -239,36 +287,47 @@ def _terms(a, b, want):
         # |C \ (a | b)| / |C| as a sum of nonnegative products (no cancellation; exactly 0 for
         # nested or edge-sharing boxes that fill C), each length divided by W or H; 0 where |C| = 0
         flat = (W == 0) | (H == 0)
-        px, py = _outside(ax1, ax2, bx1, bx2, W, flat), _outside(ay1, ay2, by1, by2, H, flat)
+        # the gradient form below changes no value: without a gradient to take it is left out
+        grad = torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)
+        px, py = _outside(ax1, ax2, bx1, bx2, W, flat, grad), _outside(ay1, ay2, by1, by2, H, flat, grad)
         penalty = px["only_a"] * py["out_a"] + px["only_b"] * py["out_b"] + px["both"] * py["gap"] + px["gap"]
         # its gradient is that of 1 - |a|/|C| - |b|/|C| + |a & b|/|C| (whose partial derivatives are
         # single terms like h_b/|C|; the sum's would cancel +-1/W terms): value + (q - q) = value exactly
-        q = 1 - (px["len_a"] * py["len_a"] + px["len_b"] * py["len_b"] - px["both"] * py["both"])
-        penalty = penalty.detach() + (q - q.detach())
+        if grad:
+            q = 1 - (px["len_a"] * py["len_a"] + px["len_b"] * py["len_b"] - px["both"] * py["both"])
+            penalty = penalty.detach() + (q - q.detach())
         out["giou"] = iou - torch.where(flat, torch.zeros_like(W), penalty)
     if "rho2c2" in want:
         dx = ((ax1 - bx1) + (ax2 - bx2)) / 2
         dy = ((ay1 - by1) + (ay2 - by2)) / 2
-        (Wc, dxc), (Hc, dyc) = _common([W, dx], ex, [H, dy], ey)
+        (Wc, dxc), (Hc, dyc) = _common([W, dx], ex, [H, dy], ey, plain)
         c2 = Wc * Wc + Hc * Hc
         point = c2 == 0
         out["rho2c2"] = torch.where(point, torch.zeros_like(c2), (dxc * dxc + dyc * dyc) / torch.where(point, one, c2))
     if "v" in want:
-        out["v"] = (4 / math.pi ** 2) * (_angle(b) - _angle(a)) ** 2
+        out["v"] = (4 / math.pi ** 2) * (_angle(b, plain) - _angle(a, plain)) ** 2
     # NaN in, NaN out: the comparisons above (meet, flat, _lo/_hi) are False at a NaN coordinate
-    # and would turn it into a plausible 0 (properties/nonfinite.py)
+    # and would turn it into a plausible 0 (properties/nonfinite.py); plain boxes have no NaN
+    if plain:
+        return out
     nan = torch.isnan(a).any(-1) | torch.isnan(b).any(-1)
     return {key: torch.where(nan, torch.nan, v) for key, v in out.items()}
 
 
-def _angle(box):
+def _angle(box, plain=False):
     """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
     a small box's lengths subnormal), with (w, h) scaled by a power of two so that the larger
     lies in [0.5, 1) (no underflow of w^2 + h^2 in the derivative); lengths halved where a
     coordinate exceeds max/4 (x2 - x1 could overflow).  Where h = 0 the angle is the spec's
     constant, with a zero gradient: pi/2 for a flat box (w > 0), 0 for a point.  (atan2's
     derivative in h there, -1/w, overflows to inf for a subnormal w, while the spec's branch
-    for a flat box is constant.)"""
+    for a flat box is constant.)  Where ``plain`` (:data:`_PLAIN`) neither is needed."""
+    if plain:
+        w, h = box[..., 2] - box[..., 0], box[..., 3] - box[..., 1]
+        flat = (h == 0).detach()
+        const = torch.where(w > 0, math.pi / 2, 0.0).detach()
+        one = torch.ones_like(w)
+        return torch.where(flat, const, torch.atan2(torch.where(flat, one, w), torch.where(flat, one, h)))
     with torch.no_grad():
         big = box.abs().amax(-1) > torch.finfo(box.dtype).max / 4
     half = box * 0.5
