@@ -357,9 +357,16 @@ def _kl_log_ratio(pc: torch.Tensor, qc: torch.Tensor, pos: torch.Tensor) -> torc
     CPU that form runs only when such an entry exists."""
     r = pc / qc
     near = (r >= 0.5) & (r <= 2)
-    out = torch.where(near, torch.log1p((pc - qc) / qc), torch.log(r))
+    # the select as n log1p(..) + (1 - n) log(r), n = [near] in {0, 1}: exact where both are finite,
+    # which the entries kept below are (the others are zeroed, or recomputed from scaled logs).
+    # torch.where is a branch per entry on the CPU, ~7 ms at 4096 x 1000 where near is as random
+    # as p/q is (~1 ms where the mask is uniform), against ~3 ms for this
+    n = near.to(pc.dtype)
+    out = torch.log1p((pc - qc) / qc).mul_(n).add_(torch.log(r).mul_(1 - n))
     if pc.device.type == "cpu":
-        lo, hi = torch.aminmax(torch.where(pos & ~near, r, 1.0))  # NaN (a NaN input) takes the full form too
+        # the quotients logged, r where not near (n = 0) and 1 where near: a NaN (a NaN input) takes
+        # the full form too; the select on pos is uniform, as a rule (p = 0 is rare), so cheap
+        lo, hi = torch.aminmax(torch.where(pos, r.mul(1 - n).add_(n), 1.0))
         if float(lo) >= torch.finfo(pc.dtype).tiny and float(hi) < math.inf:
             return torch.where(pos, out, 0.0)
     # at most 2^(maxexp - 1) (2^1023 in float64: 2^1024 is inf), so the scaled q of a subnormal q is
