@@ -183,7 +183,7 @@ def _rows(mask: torch.Tensor):
     return r if r.numel() else None
 
 
-def _halves(s: torch.Tensor, t: torch.Tensor):
+def _halves(s: torch.Tensor, t: torch.Tensor, s_min: torch.Tensor, s_max: torch.Tensor):
     """Both halves of ``zlpr`` on 2-d ``s``, ``t``: for each, ``(value, e, s1, inf_row)`` as
     returned by :func:`_log1p_weighted_sum` (without ``dw``).
 
@@ -201,7 +201,6 @@ def _halves(s: torch.Tensor, t: torch.Tensor):
     """
     big, low = _limits(s.dtype)
     zero = torch.zeros((), dtype=s.dtype, device=s.device)
-    s_max, s_min = s.amax(-1), s.amin(-1)
     halves = ((s_max, s_min, 1.0, lambda r: torch.rsub(t[r], 1)), (-s_min, -s_max, -1.0, lambda r: t[r]))
     # per half (a = sign * s), the rows with a positive weight at a > big: the careful path
     careful = []
@@ -270,8 +269,10 @@ class _Zlpr(torch.autograd.Function):
     (computed only when ``t`` requires a gradient). Not twice differentiable."""
 
     @staticmethod
-    def forward(ctx, s, t):
-        (out1, e1, s1_1, inf1), (out2, e2, s1_2, inf2) = _halves(s, t)
+    def forward(ctx, s, t, t_checked):
+        # (two reductions: torch.aminmax over the last axis was slower, 11.3 against 8.6 ms)
+        s_max, s_min = s.amax(-1), s.amin(-1)  # a NaN score makes both NaN
+        (out1, e1, s1_1, inf1), (out2, e2, s1_2, inf2) = _halves(s, t, s_min, s_max)
         out = out1.add_(out2)
         dw = (None,) * 6
         if ctx.needs_input_grad[1]:
@@ -281,7 +282,9 @@ class _Zlpr(torch.autograd.Function):
             dw1, dw2 = torch.where(dinf1.unsqueeze(-1), zero, dw1), torch.where(dinf2.unsqueeze(-1), zero, dw2)
             dw = (dw1, d1, dinf1, dw2, d2, dinf2)
         # NaN in, NaN out (the careful path tests w > 0 and b == max, which a NaN fails silently)
-        maybe = torch.isnan(s.sum(-1) + t.sum(-1))  # a row sum is NaN if the row holds a NaN (or inf - inf)
+        # a NaN score makes its row's max NaN; a NaN target makes its row's sum NaN, unless the
+        # targets were checked (unit_interval rejects NaN), which saves a pass
+        maybe = torch.isnan(s_max) if t_checked else torch.isnan(s_max + t.sum(-1))
         nan_row = None
         if any_rows(maybe):
             nan_row = torch.isnan(s).any(-1) | torch.isnan(t).any(-1)
@@ -307,7 +310,7 @@ class _Zlpr(torch.autograd.Function):
             k1 = torch.where(dinf1, zero, g / (1 + d1)).unsqueeze(-1)
             k2 = torch.where(dinf2, zero, g / (1 + d2)).unsqueeze(-1)
             gt = (dw2 * k2).sub_(dw1 * k1)
-        return gs, gt
+        return gs, gt, None
 
 
 def zlpr(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -381,7 +384,8 @@ def zlpr(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     n = scores.shape[-1]
     s = scores.to(dtype).reshape(-1, n)
     t = targets.to(device=s.device, dtype=dtype).reshape(-1, n)
-    return _Zlpr.apply(s, t).reshape(scores.shape[:-1]).to(scores.dtype)
+    checked = targets.device.type == "cpu"  # unit_interval read the targets: none is NaN
+    return _Zlpr.apply(s, t, checked).reshape(scores.shape[:-1]).to(scores.dtype)
 
 
 def zlpr_probability(scores: torch.Tensor) -> torch.Tensor:
