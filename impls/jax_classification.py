@@ -58,7 +58,6 @@ import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
 from ._jax_checks import class_labels, compute_dtype, floating, is_array, is_concrete, unit_interval
-from ._jax_rows import first_argmax
 
 __all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
 
@@ -81,34 +80,6 @@ def _check_sign_labels(l, f):
         if not np.all((v == 1) | (v == -1)):
             raise ValueError("l must have values in {-1, +1}")
     return jnp.asarray(l)
-
-
-# -- shared kernel -------------------------------------------------------------------------------
-
-def _pivot_exponentials(x):
-    """Pivot-shifted exponentials of the rows of ``x`` (compute dtype).
-
-    Returns ``(c, is_p, e, s1)``: the pivot ``c = x_p`` (differentiable,
-    shape ``(..., 1)``, 0 on rows without a finite entry), the boolean pivot
-    mask (``p`` = first maximal entry, only on rows with a finite maximum),
-    ``e_i = exp(x_i - c)`` with ``e_p = 1`` as a constant (its derivative is
-    exactly 0, ``x_p - c`` being identically 0) and ``e_i = 0`` at ``-inf``
-    entries, and ``s1 = sum_{i != p} e_i`` (so the row sum is ``1 + s1``).
-    """
-    n = x.shape[-1]
-    idx = first_argmax(x)  # jnp.argmax's, without its slow reduction on the CPU
-    c = jnp.take_along_axis(x, idx, axis=-1)
-    finite = jnp.isfinite(c)
-    c = jnp.where(finite, c, 0.0)
-    is_p = (jnp.arange(n) == idx) & finite
-    masked = x == -jnp.inf
-    # x_i - c as 2 (x_i/2 - c/2): never overflows before the doubling; skipped
-    # entries get a finite stand-in, and their exponent from the outer where
-    half_diff = jnp.where(masked | is_p, 0.0, x) * 0.5 - c * 0.5
-    z = jnp.where(masked, -jnp.inf, jnp.where(is_p, 0.0, half_diff * 2))
-    e = jnp.exp(z)
-    s1 = jnp.sum(jnp.where(is_p, 0.0, e), axis=-1)
-    return c, is_p, e, s1
 
 
 # -- cross-entropy: closed-form derivative -------------------------------------------------------
@@ -433,10 +404,10 @@ def soft_accuracy(logits, labels):
     derivative, never NaN.
 
     Stability: ``e_y / (1 + sum_{i != p} e_i)`` with ``e_i = exp(x_i - x_p)``
-    shifted by the row pivot ``x_p`` (first maximal logit, differentiable,
-    ``e_p = 1`` a constant): exponents <= 0 and differences halved, so
-    nothing overflows for ``|logits|`` up to the dtype's maximum. Where the
-    label is the pivot the derivative ``p_y (1 - p_y)`` comes out as
+    shifted by the row maximum ``x_p`` (``e_p = 1``; the 1 of one maximal
+    entry left out of the sum exactly): exponents <= 0 and differences
+    halved, so nothing overflows for ``|logits|`` up to the dtype's maximum.
+    Where the label is the unique maximum the derivative ``p_y (1 - p_y)`` comes out as
     ``p_y s' / (1 + s')`` and keeps its relative accuracy as ``p_y -> 1``.
     The derivative is closed form (``jax.custom_vjp``), ``p_y (1[i = y] -
     softmax_i)``; reverse mode only: ``jax.jvp`` / ``jax.jacfwd`` of this
@@ -460,10 +431,24 @@ def _soft_accuracy(x, y):
 
 
 def _soft_accuracy_fwd(x, y):
-    _, is_p, e, s1 = _pivot_exponentials(x)
+    # e_i = exp(x_i - c) with c the row maximum (0 on rows without a finite one); s' = the sum of
+    # all e_i but one maximal entry's 1: each e_i = 1 (the maxima, and any whose exponent rounds to
+    # 0) contributes 0 termwise and 1 through their count, summed over an (a, n/a) view that XLA
+    # does not fuse with the other sum (as _ce_rows); the pivot is never located (an index
+    # reduction and a lax.cond took 5.6 ms against 2.3 ms at 4096 x 1000 float32).
+    n = x.shape[-1]
+    m = jnp.max(x, axis=-1, keepdims=True)
+    finite = jnp.isfinite(m)
+    c = jnp.where(finite, m, 0.0)
+    e = jnp.exp(2 * (x * 0.5 - c * 0.5))  # -inf entries: 0
+    one = (e == 1).astype(x.dtype)
+    a = next((a for a in (8, 4, 2) if n % a == 0 and n >= 2 * a), 1)
+    count = jnp.sum(one.reshape(one.shape[:-1] + (a, n // a)), axis=(-2, -1))
+    s1 = jnp.sum(e - one, axis=-1) + (count - finite[..., 0])
     num = jnp.take_along_axis(e, y[..., None], axis=-1)[..., 0]
     p_y = num / (1 + s1)
-    return p_y, (e, s1, p_y, y, jnp.take_along_axis(is_p, y[..., None], axis=-1)[..., 0])
+    y_is_p = (num == 1) & (count == 1) & finite[..., 0]  # the label is the unique maximum
+    return p_y, (e, s1, p_y, y, y_is_p)
 
 
 def _soft_accuracy_bwd(res, g):
