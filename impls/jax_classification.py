@@ -127,7 +127,9 @@ def _ce_labels_fwd(x, y):
     xy = jnp.take_along_axis(x, y[..., None], axis=-1)
     l1p = jnp.log1p(s1)
     out = 2 * (c * 0.5 - xy * 0.5) + l1p
-    return out[..., 0], (x, y, c, s1, l1p, unique, xy == c)
+    # the barrier keeps XLA from fusing the backward's elementwise work into the forward's
+    # reductions (recomputed there per consumer): forward+backward 4.3-5.4 -> 3.6 ms at 4096 x 1000
+    return out[..., 0], jax.lax.optimization_barrier((x, y, c, s1, l1p, unique, xy == c))
 
 
 def _ce_labels_bwd(res, g):
@@ -159,7 +161,8 @@ def _ce_targets_fwd(x, t):
     tsum = jnp.sum(t, axis=-1, keepdims=True)
     l1p = jnp.log1p(s1)
     out = 2 * jnp.sum(terms, axis=-1, keepdims=True) + tsum * l1p
-    return out[..., 0], (x, t, c, s1, unique, tsum, l1p)
+    # as _ce_labels_fwd's barrier: forward+backward 22.9 -> 6.3 ms at 4096 x 1000 float32
+    return out[..., 0], jax.lax.optimization_barrier((x, t, c, s1, unique, tsum, l1p))
 
 
 def _ce_targets_bwd(res, g):
