@@ -63,7 +63,10 @@ C on that axis (those of ``length/W`` would leave a residual ``eps/W``); DIoU's
 powers of two, so that the larger of the two lies in [0.5, 1); CIoU's
 angles ``atan2(w, h)`` from each box's own lengths (scale free), constant
 where ``h = 0``. Scale factors are computed without gradient (they are
-exact constants).
+exact constants). On the CPU, where every coordinate of a batch lies in a
+range in which no intermediate leaves the normal numbers (``_PLAIN``:
+pixel coordinates, as a rule), the scalings are skipped: they would change
+no bit there.
 """
 
 from __future__ import annotations
