@@ -552,9 +552,10 @@ def _soft_topk(xc, topk, k, steps=None):
         # An exactly one-hot q has an exactly zero Jacobian; detaching it there
         # changes no gradient but keeps an overflowing adjoint (k h is huge
         # when |x| is) from meeting that zero as inf * 0 = NaN.
-        one_hot = (q > 0).sum(dim=-1, keepdim=True) == 1
-        q = torch.where(one_hot, q.detach(), q)
-        q_complement = torch.where(one_hot, q_complement.detach(), q_complement)
+        if q.requires_grad:  # (without a graph to record, the detaching would change nothing)
+            one_hot = (q > 0).sum(dim=-1, keepdim=True) == 1
+            q = torch.where(one_hot, q.detach(), q)
+            q_complement = torch.where(one_hot, q_complement.detach(), q_complement)
         if steps is not None:
             steps.append((q.detach(), q_complement.detach(), c.detach(), p.detach(), frame_shifted))
         # 1 - (p + q): as (1 - q) - p where q > 1/2, else as c - q
