@@ -110,7 +110,8 @@ def _ratio(num: torch.Tensor, den: torch.Tensor) -> torch.Tensor:
 
 
 def _overlap_partial(x: torch.Tensor, y: torch.Tensor, c_den, w: float, c_num,
-                     scale: torch.Tensor | None = None, x_max: torch.Tensor | None = None) -> torch.Tensor:
+                     scale: torch.Tensor | None = None, x_max: torch.Tensor | None = None,
+                     sums=None) -> torch.Tensor:
     """``(w (y_k D - I) - c_num) / S^2`` per column over axis 0, with ``I = sum x y``,
     ``D = sum x + sum y + c_den`` and ``S`` = ``scale`` (default ``D``); 0 where ``S`` = 0 (empty
     sets: ``x = y = 0``).  The derivative d/dx_k of every measure here has this form:
@@ -132,22 +133,26 @@ def _overlap_partial(x: torch.Tensor, y: torch.Tensor, c_den, w: float, c_num,
     within a factor ``1 / (1 - h) <= 4`` of their sensitivity.  The terms are divided by S before
     subtracting (``D <= 2 S``, ``w I + c_num <= w S``) and the difference by S after it, so
     nothing overflows or underflows that the derivative does not.  ``x_max``: the column maxima
-    of ``x``, where known (one pass less).
+    of ``x``, where known (one pass less); ``sums``: ``(sum x, sum y, x y, sum x y)``, where the
+    caller has them (four passes less).
     """
     h = min(0.5 + (x.shape[0] + 2) * torch.finfo(x.dtype).eps, 0.75)
-    sum_y, xy = y.sum(dim=0), x * y
-    den = x.sum(dim=0) + sum_y + c_den
+    if sums is None:
+        xy = x * y
+        sums = x.sum(dim=0), y.sum(dim=0), xy, xy.sum(dim=0)
+    sum_x, sum_y, xy, sum_xy = sums
+    den = sum_x + sum_y + c_den
     s = den if scale is None else scale
     s = torch.where(s == 0, torch.ones_like(s), s)  # empty: x = y = 0 and c_num = 0, so the result is 0
     if x.device.type == "cpu" and x.shape[0] and \
             not bool(((x.amax(dim=0) if x_max is None else x_max) > den * h).any()):
         # no dominant entry in any column (the rule): the plain form everywhere, no masked sums
-        return torch.addcmul((xy.sum(dim=0) * w + c_num) / -s, y, den / s, value=w).div_(s)
+        return torch.addcmul((sum_xy * w + c_num) / -s, y, den / s, value=w).div_(s)
     top = x > den * h
     den_rest = torch.where(top, 0.0, x).sum(dim=0) + sum_y + c_den  # D - x_m
     inter_rest = torch.where(top, 0.0, xy).sum(dim=0)  # I - x_m y_m
     a = torch.where(top, den_rest / s, den / s)
-    b = torch.where(top, inter_rest, xy.sum(dim=0))
+    b = torch.where(top, inter_rest, sum_xy)
     b = (b * w + c_num) / s
     return torch.addcmul(-b, y, a, value=w) / s
 
@@ -201,9 +206,11 @@ def _overlap_grad(x: torch.Tensor, y: torch.Tensor, kind: str, c: float, maxima=
         return _overlap_partial(x, y, cs, 2.0, 0.0, x_max=x_max)
     if kind == "dice":
         return _overlap_partial(x, y, cs, 2.0, cs * scale, x_max=x_max)
-    inter = (x * y).sum(dim=0) * u
-    return _overlap_partial(x, y, 2 * cs, 1.0, cs * scale, scale=x.sum(dim=0) + y.sum(dim=0) - inter + cs,
-                            x_max=x_max)
+    xy = x * y
+    sums = x.sum(dim=0), y.sum(dim=0), xy, xy.sum(dim=0)  # once, for E and for the partial
+    inter = sums[3] * u
+    return _overlap_partial(x, y, 2 * cs, 1.0, cs * scale, scale=sums[0] + sums[1] - inter + cs,
+                            x_max=x_max, sums=sums)
 
 
 class _Overlap(torch.autograd.Function):
