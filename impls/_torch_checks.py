@@ -43,12 +43,18 @@ def floating(x, name: str, axis: str | None = None, nonempty: bool = True) -> to
     return compute_dtype(x.dtype)
 
 
-def unit_interval(x: torch.Tensor, name: str) -> None:
-    """Entries in [0, 1] (NaN rejected); CPU tensors only (a bool tensor always is)."""
+def unit_interval(x: torch.Tensor, name: str) -> torch.Tensor | None:
+    """Entries in [0, 1] (NaN rejected); CPU tensors only (a bool tensor always is).
+
+    Returns the largest entry (0-d, ``x``'s dtype) where the values were read, so that a caller
+    can use it instead of a pass of its own (and knows that no entry is NaN); None where they
+    were not (another device, an empty or a bool tensor)."""
     if x.device.type == "cpu" and x.numel() and x.dtype != torch.bool:
         lo, hi = torch.aminmax(x.detach())  # one pass; a NaN makes both NaN, which fails the test below
         if not (bool(lo >= 0) and bool(hi <= 1)):
             raise ValueError(f"{name} must have entries in [0, 1]")
+        return hi
+    return None
 
 
 def class_labels(labels, name: str, scores: torch.Tensor, scores_name: str) -> torch.Tensor:

@@ -58,7 +58,7 @@ import numpy as np
 from jax.custom_derivatives import SymbolicZero
 
 from ._jax_checks import class_labels, compute_dtype, floating, is_array, is_concrete, unit_interval
-from ._jax_rows import exact_ones
+from ._jax_rows import apart, exact_ones
 
 __all__ = ["cross_entropy", "entropy", "kl_divergence", "soft_accuracy", "logistic_loss", "hinge_loss"]
 
@@ -103,13 +103,10 @@ def _ce_rows(x):
     big = -jnp.finfo(x.dtype).max
     z = x - c
     s_rest = jnp.sum(jnp.exp(z) * jnp.minimum(z * big, 1.0), axis=-1, keepdims=True)
-    # the count of maximal entries, summed (exactly: integers below 2^24) over a view of the row as
-    # (a, n / a): on XLA:CPU the same reduction as s_rest's would be fused with it into one slower
-    # kernel (measured, issue 18)
+    # the count of maximal entries, summed (exactly: integers below 2^24) over _jax_rows.apart's
+    # view, which XLA does not fuse with s_rest's sum
     if n < 1 << 24:  # float32 sums of 0s and 1s are exact below 2^24
-        a = next((a for a in (8, 4, 2) if n % a == 0 and n >= 2 * a), 1)
-        xr = x.reshape(x.shape[:-1] + (a, n // a))
-        rest = jnp.sum(jnp.minimum((xr - c[..., None]) * big, 1.0), axis=(-2, -1))[..., None]
+        rest = jnp.sum(jnp.minimum((apart(x) - c[..., None]) * big, 1.0), axis=(-2, -1))[..., None]
     else:
         rest = jnp.sum((z != 0).astype(jnp.int32), axis=-1, keepdims=True).astype(x.dtype)
     extra = jnp.maximum((n - 1) - rest, 0.0)  # k - 1 (0 on rows without a finite maximum)

@@ -405,8 +405,7 @@ class _KL(torch.autograd.Function):
         pos = pc != 0  # p = 0 contributes 0; a NaN p stays in, and its NaN reaches the sum (NaN in, NaN out)
         lr = _kl_log_ratio(pc, qc, pos)
         ctx.save_for_backward(pc, qc, lr, pos)
-        # lr is 0 where p = 0, so p * lr is the masked term without a select (torch.where on the CPU
-        # costs ~10x a multiplication: 7-10 ms at 4096 x 1000 float32, against 0.7 ms)
+        # lr is 0 where p = 0, so p * lr is the masked term without a select (one pass less)
         return (pc * lr).sum(dim=-1)
 
     @staticmethod
