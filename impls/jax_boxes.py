@@ -69,7 +69,8 @@ angles ``atan2(w, h)`` from each box's own lengths (scale free), constant
 where ``h = 0``. Scale factors are constants (``jax.lax.stop_gradient``).
 Where every coordinate of the batch lies in a range in which no intermediate
 leaves the normal numbers (``_PLAIN``: pixel coordinates, as a rule), a
-``lax.cond`` skips the scalings: they change no bit of the values there; the
+``lax.cond`` skips the scalings (ciou: in float32 only, see :func:`_either`):
+they change no bit of the values there; the
 gradients differ in the last bits of ~0.3% of their entries (XLA fuses and
 rounds the two graphs differently), with the same error against a float64
 reference.
@@ -313,18 +314,17 @@ def _angle(box, plain=False):
     sg = jax.lax.stop_gradient
     if plain:
         w, h = box[..., 2] - box[..., 0], box[..., 3] - box[..., 1]
-        flat = sg(h) == 0
-        const = jnp.where(sg(w) > 0, jnp.pi / 2, 0).astype(w.dtype)
-        return jnp.where(flat, const, jnp.arctan2(jnp.where(flat, 1, w), jnp.where(flat, 1, h)))
-    big = sg(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
-    half = box * 0.5
-    w = jnp.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
-    h = jnp.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
-    k = _exponent(jnp.maximum(w, h))  # max(w, h) into [0.5, 1): h/(w^2 + h^2) must not meet 0/0
-    k = jnp.where(k == _LOW, 0, k)
+    else:
+        big = sg(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
+        half = box * 0.5
+        w = jnp.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
+        h = jnp.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
     flat = sg(h) == 0  # decided before scaling: a positive h that the scaling makes 0 (h << w) keeps atan2
     const = jnp.where(sg(w) > 0, jnp.pi / 2, 0).astype(w.dtype)
-    w, h = _scaled(w, -k), _scaled(h, -k)
+    if not plain:
+        k = _exponent(jnp.maximum(w, h))  # max(w, h) into [0.5, 1): h/(w^2 + h^2) must not meet 0/0
+        k = jnp.where(k == _LOW, 0, k)
+        w, h = _scaled(w, -k), _scaled(h, -k)
     return jnp.where(flat, const, jnp.arctan2(jnp.where(flat, 1, w), jnp.where(flat, 1, h)))
 
 
