@@ -67,13 +67,6 @@ C on that axis (those of ``length/W`` would leave a residual ``eps/W``); DIoU's
 powers of two, so that the larger of the two lies in [0.5, 1); CIoU's
 angles ``atan2(w, h)`` from each box's own lengths (scale free), constant
 where ``h = 0``. Scale factors are constants (``jax.lax.stop_gradient``).
-Where every coordinate of the batch lies in a range in which no intermediate
-leaves the normal numbers (``_PLAIN``: pixel coordinates, as a rule), a
-``lax.cond`` skips the scalings (ciou: in float32 only, see :func:`_either`):
-they change no bit of the values there; the
-gradients differ in the last bits of ~0.3% of their entries (XLA fuses and
-rounds the two graphs differently), with the same error against a float64
-reference.
 """
 
 from __future__ import annotations
@@ -88,25 +81,6 @@ __all__ = ["box_iou", "giou", "diou", "ciou"]
 
 _LOW = -(1 << 20)  # the exponent of a zero length
 _MAX_EXP = {jnp.dtype(jnp.float32): 127, jnp.dtype(jnp.float64): 1023}
-
-#: (L, U) per dtype: where every nonzero |coordinate| of a and b lies in [L, U], no length, area,
-#: ratio or derivative term of ``_terms`` leaves the normal range, so the exact power-of-two
-#: scalings change nothing and are skipped (:func:`_plain`).  The bound is derived once, beside
-#: ``impls.torch_boxes._PLAIN`` (the same ranges).
-_PLAIN = {jnp.dtype(jnp.float32): (2.0 ** -8, 2.0 ** 29), jnp.dtype(jnp.float64): (2.0 ** -203, 2.0 ** 253)}
-
-
-def _plain(a, b):
-    """Whether the boxes lie in :data:`_PLAIN`'s range: a boolean scalar (a NaN or an infinity is
-    not in it).  Two float reductions per array (boolean reductions cost ~10x more in XLA on
-    the CPU)."""
-    low, high = _PLAIN[jnp.dtype(a.dtype)]
-    ok = []
-    for x in (a, b):
-        m = jnp.abs(jax.lax.stop_gradient(x))
-        ok.append(jnp.max(m) <= high)
-        ok.append(jnp.min(jnp.where(m == 0, low, m)) >= low)  # a zero coordinate (a border box) is fine
-    return ok[0] & ok[1] & ok[2] & ok[3]
 
 
 def _check_boxes(x, name: str):
@@ -154,12 +128,8 @@ def _exponent(x):
     return jnp.where(x != 0, e, _LOW)
 
 
-def _axes(a, b, plain=False):
-    """Per axis: the coordinates of a and b scaled by 2^-E (largest |coordinate| in [0.5, 1)) and E
-    (unscaled, E = 0, where ``plain``)."""
-    if plain:
-        zero = jnp.zeros(a.shape[:-1], jnp.int32)
-        return [(a[..., k], a[..., k + 2], b[..., k], b[..., k + 2], zero) for k in (0, 1)]
+def _axes(a, b):
+    """Per axis: the coordinates of a and b scaled by 2^-E (largest |coordinate| in [0.5, 1)) and E."""
     out = []
     for k in (0, 1):
         m = jnp.maximum(jnp.abs(a[..., k::2]).max(-1), jnp.abs(b[..., k::2]).max(-1))
@@ -170,12 +140,9 @@ def _axes(a, b, plain=False):
     return out
 
 
-def _common(u, eu, v, ev, plain=False):
+def _common(u, eu, v, ev):
     """Lists u (true values u * 2^eu) and v (v * 2^ev) rescaled by powers of two to one common
-    scale, at which the larger of u[0], v[0] lies in [0.5, 1) (both 0: unchanged); as they are
-    where ``plain`` (both at scale 1)."""
-    if plain:
-        return u, v
+    scale, at which the larger of u[0], v[0] lies in [0.5, 1) (both 0: unchanged)."""
     ku = jnp.where(u[0] != 0, _exponent(u[0]) + eu, _LOW)
     kv = jnp.where(v[0] != 0, _exponent(v[0]) + ev, _LOW)
     k = jnp.maximum(ku, kv)
@@ -245,11 +212,9 @@ def _outside(a_lo, a_hi, b_lo, b_hi, ext, full):
     return out
 
 
-def _terms(a, b, want, plain=False):
-    """The quantities in ``want`` ("giou", "rho2c2", "v"), and "iou", for broadcast boxes a, b;
-    without the power-of-two scalings where ``plain`` (boxes in :data:`_PLAIN`'s range, where
-    they change no bit)."""
-    (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b, plain)
+def _terms(a, b, want):
+    """The quantities in ``want`` ("giou", "rho2c2", "v"), and "iou", for broadcast boxes a, b."""
+    (ax1, ax2, bx1, bx2, ex), (ay1, ay2, by1, by2, ey) = _axes(a, b)
     wa, ha, wb, hb = ax2 - ax1, ay2 - ay1, bx2 - bx1, by2 - by1
     iw = _lo(ax2, bx2) - _hi(ax1, bx1)
     ih = _lo(ay2, by2) - _hi(ay1, by1)
@@ -260,16 +225,12 @@ def _terms(a, b, want, plain=False):
     # (k1 + k2 = k), which neither overflows nor underflows unless it is negligible; 0 where the
     # intersection is empty (also a 0/0 union)
     meet = (iw > 0) & (ih > 0)
-    if plain:
-        def area(x, y):
-            return x * y
-    else:
-        k = jnp.maximum(_exponent(wa) + _exponent(ha), _exponent(wb) + _exponent(hb))
-        k = jnp.where(k < _LOW // 2, 0, k)
-        k1 = k // 2
+    k = jnp.maximum(_exponent(wa) + _exponent(ha), _exponent(wb) + _exponent(hb))
+    k = jnp.where(k < _LOW // 2, 0, k)
+    k1 = k // 2
 
-        def area(x, y):
-            return _scaled(x, -k1) * _scaled(y, k1 - k)
+    def area(x, y):
+        return _scaled(x, -k1) * _scaled(y, k1 - k)
 
     inter = area(jnp.maximum(iw, 0), jnp.maximum(ih, 0))
     union = area(wa, ha) + area(wb, hb) - inter
@@ -289,55 +250,36 @@ def _terms(a, b, want, plain=False):
     if "rho2c2" in want:
         dx = ((ax1 - bx1) + (ax2 - bx2)) / 2
         dy = ((ay1 - by1) + (ay2 - by2)) / 2
-        (Wc, dxc), (Hc, dyc) = _common([W, dx], ex, [H, dy], ey, plain)
+        (Wc, dxc), (Hc, dyc) = _common([W, dx], ex, [H, dy], ey)
         c2 = Wc * Wc + Hc * Hc
         out["rho2c2"] = _safe_div(dxc * dxc + dyc * dyc, c2, c2 > 0)
     if "v" in want:
-        out["v"] = (4 / math.pi ** 2) * (_angle(b, plain) - _angle(a, plain)) ** 2
+        out["v"] = (4 / math.pi ** 2) * (_angle(b) - _angle(a)) ** 2
     # NaN in, NaN out: the comparisons above (meet, full, _lo/_hi) are False at a NaN coordinate
-    # and would turn it into a plausible 0 (properties/nonfinite.py); plain boxes have no NaN
-    if plain:
-        return out
+    # and would turn it into a plausible 0 (properties/nonfinite.py)
     nan = jnp.isnan(a).any(-1) | jnp.isnan(b).any(-1)
     return {key: jnp.where(nan, jnp.nan, v) for key, v in out.items()}
 
 
-def _angle(box, plain=False):
+def _angle(box):
     """atan2(w, h) of boxes in their own coordinates (scale free; a pair-wide scaling could make
     a small box's lengths subnormal, which XLA flushes to 0), with (w, h) scaled by a power of
     two so that the larger lies in [0.5, 1) (no underflow of w^2 + h^2 in the derivative);
     lengths halved where a coordinate exceeds max/4 (x2 - x1 could overflow).  Where h = 0
     the angle is the spec's constant, with a zero gradient: pi/2 for a flat box (w > 0), 0 for
     a point.  (atan2's derivative in h there, -1/w, overflows for a subnormal w and nearly
-    so for w near the smallest normal, while the spec's branch for a flat box is constant.)
-    Where ``plain`` (:data:`_PLAIN`) neither scaling is needed."""
+    so for w near the smallest normal, while the spec's branch for a flat box is constant.)"""
     sg = jax.lax.stop_gradient
-    if plain:
-        w, h = box[..., 2] - box[..., 0], box[..., 3] - box[..., 1]
-    else:
-        big = sg(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
-        half = box * 0.5
-        w = jnp.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
-        h = jnp.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
+    big = sg(jnp.abs(box).max(-1)) > jnp.finfo(box.dtype).max / 4
+    half = box * 0.5
+    w = jnp.where(big, half[..., 2] - half[..., 0], box[..., 2] - box[..., 0])
+    h = jnp.where(big, half[..., 3] - half[..., 1], box[..., 3] - box[..., 1])
+    k = _exponent(jnp.maximum(w, h))  # max(w, h) into [0.5, 1): h/(w^2 + h^2) must not meet 0/0
+    k = jnp.where(k == _LOW, 0, k)
     flat = sg(h) == 0  # decided before scaling: a positive h that the scaling makes 0 (h << w) keeps atan2
     const = jnp.where(sg(w) > 0, jnp.pi / 2, 0).astype(w.dtype)
-    if not plain:
-        k = _exponent(jnp.maximum(w, h))  # max(w, h) into [0.5, 1): h/(w^2 + h^2) must not meet 0/0
-        k = jnp.where(k == _LOW, 0, k)
-        w, h = _scaled(w, -k), _scaled(h, -k)
+    w, h = _scaled(w, -k), _scaled(h, -k)
     return jnp.where(flat, const, jnp.arctan2(jnp.where(flat, 1, w), jnp.where(flat, 1, h)))
-
-
-def _either(body, a, b, dtypes=tuple(_PLAIN)):
-    """``body(a, b, plain)`` with ``plain`` as :func:`_plain` decides: a ``lax.cond``, so only one
-    branch runs (both under ``vmap``, where the choice is per batch element).  At 100 000 pairs of
-    float32 boxes (pixel coordinates) the plain branch is ~2-25x faster, forward+backward most
-    (``jnp.ldexp`` is a ``lax.pow``, and XLA recomputes the per-box work for each of the
-    gradient's four columns).  Only for ``dtypes`` (ciou: float32; in float64 its plain branch is
-    not yet checked against torch at the thorough tier, see issue 18's note)."""
-    if a.dtype not in dtypes:
-        return body(a, b, False)
-    return jax.lax.cond(_plain(a, b), lambda a, b: body(a, b, True), lambda a, b: body(a, b, False), a, b)
 
 
 def box_iou(a, b):
@@ -359,7 +301,7 @@ def box_iou(a, b):
         ValueError: see the module docstring.
     """
     a, b, out_dtype = _prepare(a, b)
-    return _either(lambda a, b, plain: _terms(a, b, (), plain)["iou"], a, b).astype(out_dtype)
+    return _terms(a, b, ())["iou"].astype(out_dtype)
 
 
 def giou(a, b):
@@ -373,7 +315,7 @@ def giou(a, b):
     cancellation; it is 0 where ``|C| = 0`` (a degenerate pair).
     """
     a, b, out_dtype = _prepare(a, b)
-    return _either(lambda a, b, plain: _terms(a, b, ("giou",), plain)["giou"], a, b).astype(out_dtype)
+    return _terms(a, b, ("giou",))["giou"].astype(out_dtype)
 
 
 def diou(a, b):
@@ -386,11 +328,8 @@ def diou(a, b):
     centre offsets as sums of coordinate differences; 0 where ``c = 0``.
     """
     a, b, out_dtype = _prepare(a, b)
-
-    def body(a, b, plain):
-        t = _terms(a, b, ("rho2c2",), plain)
-        return t["iou"] - t["rho2c2"]
-    return _either(body, a, b).astype(out_dtype)
+    t = _terms(a, b, ("rho2c2",))
+    return (t["iou"] - t["rho2c2"]).astype(out_dtype)
 
 
 def ciou(a, b):
@@ -405,11 +344,8 @@ def ciou(a, b):
     dtypes and errors as :func:`box_iou`.
     """
     a, b, out_dtype = _prepare(a, b)
-
-    def body(a, b, plain):
-        t = _terms(a, b, ("rho2c2", "v"), plain)
-        v = t["v"]
-        den = (1 - t["iou"]) + v
-        alpha = jax.lax.stop_gradient(_safe_div(v, den, den > 0))
-        return t["iou"] - t["rho2c2"] - alpha * v
-    return _either(body, a, b, (jnp.dtype(jnp.float32),)).astype(out_dtype)
+    t = _terms(a, b, ("rho2c2", "v"))
+    v = t["v"]
+    den = (1 - t["iou"]) + v
+    alpha = jax.lax.stop_gradient(_safe_div(v, den, den > 0))
+    return (t["iou"] - t["rho2c2"] - alpha * v).astype(out_dtype)
